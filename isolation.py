@@ -1,0 +1,284 @@
+"""Running one command confined: limits, a clean environment, an unprivileged user when we are
+root, bubblewrap when it works, a wall-clock timeout, and no process left behind afterwards.
+
+Measured facts behind each choice are in shared/notes/sandbox.md: output goes to files (a pipe
+held open by a background child hangs the caller), the process tree is frozen before it is
+killed (else a fork bomb wins the race), and orphans are collected by making this process a
+child subreaper (a child that calls setsid or double-forks escapes a process-group kill).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+NOBODY = 65534
+PR_SET_CHILD_SUBREAPER = 36
+
+# Runs first inside the sandbox: drops to the unprivileged user when asked, then forks the real
+# command and waits, so the command's parent is this launcher and never the agent itself
+# (a test that kills its parent ends only its own run).
+LAUNCHER = """\
+import os, sys
+uid = int(sys.argv[1])
+if uid >= 0:
+    os.setgroups([]); os.setgid(uid); os.setuid(uid)
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+while True:
+    try:
+        _, status = os.waitpid(pid, 0)
+        break
+    except InterruptedError:
+        pass
+code = os.waitstatus_to_exitcode(status)
+sys.exit(128 - code if code < 0 else code)
+"""
+
+
+@dataclass
+class Limits:
+    timeout: float = 60.0
+    cpu_seconds: int = 30
+    memory_mb: int = 2048
+    file_size_mb: int = 64
+    max_processes: int = 64
+    open_files: int = 256
+    network: bool = False
+
+
+@dataclass
+class Outcome:
+    exit_code: Optional[int]  # None when killed at the wall-clock timeout
+    timed_out: bool
+    seconds: float
+    leftovers_killed: int = 0  # processes still alive after the command ended
+
+
+@dataclass
+class Confinement:
+    """One way of confining: 'bwrap' or 'basic', and as which user the command runs."""
+    layer: str
+    run_as: int  # uid inside, -1 = our own
+    readonly_paths: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        who = f"uid {self.run_as}" if self.run_as >= 0 else f"uid {os.getuid()} (not root: no user switch)"
+        if self.layer == "bwrap":
+            return f"bwrap (read-only system, private /tmp, no network unless allowed, own PID namespace, no capabilities), {who}, rlimits"
+        return f"basic (rlimits, clean environment, own session, {who}); install bubblewrap for file-system and network isolation"
+
+
+def become_subreaper() -> bool:
+    """Orphans of the commands we run are re-parented to us, so we can find and reap them."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid for every process (no /proc/<pid>/task/*/children on every kernel)."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    data = f.read()
+                table[int(entry)] = int(data[data.rindex(b")") + 2:].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    return table
+
+
+def descendants(root: int, exclude: set[int] = frozenset()) -> set[int]:
+    """All processes below `root`, skipping the subtrees of `exclude`."""
+    children: dict[int, list[int]] = {}
+    for pid, ppid in _parents().items():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), [p for p in children.get(root, []) if p not in exclude]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, []))
+    return found
+
+
+def kill_tree(root: int, exclude: set[int]) -> int:
+    """Freeze every process below root (stopped processes cannot fork), then kill and reap them."""
+    frozen: set[int] = set()
+    for _ in range(200):
+        alive = descendants(root, exclude) - frozen
+        if not alive:
+            break
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                pass
+        frozen |= alive
+    for pid in frozen:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:  # reap the zombies that became our children
+        ours = descendants(root, exclude) & frozen
+        for pid in ours:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        if not ours:
+            break
+        time.sleep(0.01)
+    return len(frozen)
+
+
+def _user_processes(uid: int) -> int:
+    count = 0
+    for entry in os.listdir("/proc"):
+        try:
+            count += entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid
+        except OSError:
+            pass
+    return count
+
+
+def _rlimits(limits: Limits, run_as: int):
+    """RLIMIT_NPROC counts every process of the user, so a user who is not switched keeps room
+    for what it already runs."""
+    mib = 1024 * 1024
+    uid = run_as if run_as >= 0 else os.getuid()
+    nproc = limits.max_processes + (_user_processes(uid) if uid != 0 else 0)
+
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mib,) * 2)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mib,) * 2)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_STACK, (8 * mib,) * 2)
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    return apply
+
+
+def clean_environment(home: Path, tmp: Path, python_bin: Path) -> dict[str, str]:
+    """Nothing of ours leaks in: no API keys, proxies or tokens; HOME and TMPDIR in the run folder."""
+    return {
+        "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONUNBUFFERED": "1",
+        "MALLOC_ARENA_MAX": "2",
+    }
+
+
+def _system_binds() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        path = Path(top)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), top]
+        elif path.is_dir():
+            args += ["--ro-bind", top, top]
+    return args + ["--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+
+
+def bwrap_command(conf: Confinement, writable: list[Path], workdir: Path, network: bool) -> list[str]:
+    args = ["bwrap", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if conf.run_as >= 0:  # we are root: keep only what the launcher needs to drop to run_as
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args += ["--unshare-user-try"]
+    args += ["--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try"]
+    if not network:
+        args += ["--unshare-net"]
+    args += _system_binds()
+    made: set[str] = set()
+    for option, path in [("--ro-bind", p) for p in conf.readonly_paths] + [("--bind", str(p)) for p in writable]:
+        # bwrap makes missing parents 0700 when run as root: make them searchable for the test user
+        for parent in reversed(Path(path).parents):
+            if str(parent) not in made and parent.parent != parent and not str(parent).startswith(("/usr", "/etc", "/proc", "/dev")):
+                args += ["--perms", "0755", "--dir", str(parent)]
+                made.add(str(parent))
+        args += [option, path, path]
+    return args + ["--chdir", str(workdir), "--"]
+
+
+def bwrap_works() -> bool:
+    """Checked once: a trivial command under the same kind of bwrap we will use."""
+    if not shutil.which("bwrap"):
+        return False
+    probe = Confinement("bwrap", NOBODY if os.getuid() == 0 else -1)
+    cmd = bwrap_command(probe, [], Path("/"), network=False) + ["true"]
+    try:
+        return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def reachable(path: Path, uid: int) -> bool:
+    """Whether `uid` (not root) can walk down to `path`: every parent searchable for it."""
+    for folder in [*reversed(path.resolve().parents), path.resolve()]:
+        try:
+            st = folder.stat()
+        except OSError:
+            return False
+        bit = stat.S_IXUSR if st.st_uid == uid else stat.S_IXOTH
+        if not st.st_mode & bit:
+            return False
+    return True
+
+
+def hand_over(paths: list[Path], uid: int) -> None:
+    """Make the folders the sandbox may write owned by the user that runs it."""
+    if uid < 0:
+        return
+    for top in paths:
+        for folder, dirs, files in os.walk(top):
+            os.chown(folder, uid, uid)
+            for name in dirs + files:
+                os.lchown(os.path.join(folder, name), uid, uid)
+
+
+def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
+        env: dict[str, str], log: Path, limits: Limits) -> Outcome:
+    """Run `python argv...` in workdir, confined; stdout and stderr go to `log`."""
+    hand_over(writable, conf.run_as)
+    command = ["-I", "-S", "-c", LAUNCHER, str(conf.run_as), str(python), *argv]
+    command = [str(python), *command]
+    if conf.layer == "bwrap":
+        command = bwrap_command(conf, writable, workdir, limits.network) + command
+    before = {pid for pid, ppid in _parents().items() if ppid == os.getpid()}
+    start = time.monotonic()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=_rlimits(limits, conf.run_as))
+        timed_out = False
+        try:
+            exit_code: Optional[int] = proc.wait(timeout=limits.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out, exit_code = True, None
+            kill_tree(proc.pid, set())
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+    seconds = time.monotonic() - start
+    leftovers = kill_tree(os.getpid(), before)
+    return Outcome(exit_code, timed_out, seconds, leftovers)

@@ -1,0 +1,346 @@
+"""The ReAct loop: a linear history, one JSON action per turn, observations back, a finish gate
+that cannot be talked past, limits, stuck detection, and a run log written as it goes."""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+import traceback
+from pathlib import Path
+from typing import Callable, Optional
+
+import actions as act
+from config import Config
+from llm_client import ActionFormat, Backend, BackendError, Reply
+from runlog import RunLog
+from sandbox import Sandbox, TestRun
+from stuck import StuckDetector
+from tasks import Task
+
+ELIDED = "[elided to fit the context window]"
+ACTION_EXAMPLES = {
+    "write_file": '{"thought": "...", "action": "write_file", "path": "relative/path.py", "content": "the whole file"}',
+    "edit_file": '{"thought": "...", "action": "edit_file", "path": "relative/path.py", "old": "exact text that occurs once", "new": "its replacement"}',
+    "read_file": '{"thought": "...", "action": "read_file", "path": "relative/path.py"}',
+    "list_files": '{"thought": "...", "action": "list_files"}',
+    "run_tests": '{"thought": "...", "action": "run_tests"}',
+    "finish": '{"thought": "...", "action": "finish", "summary": "what you did"}',
+}
+
+
+class RunEnded(Exception):
+    """Ends the loop with a status (the mini-swe-agent way: control flow by a few exceptions)."""
+
+    def __init__(self, status: str, reason: str):
+        super().__init__(reason)
+        self.status, self.reason = status, reason
+
+
+def system_prompt(enabled: tuple[type, ...]) -> str:
+    lines = "\n".join(ACTION_EXAMPLES[m.tag()] for m in enabled)
+    return (
+        "You are a coding agent. You solve a programming task in a workspace folder: write Python code and "
+        "pytest tests, run the tests, read the failures, and fix the code until all tests pass.\n\n"
+        "Reply with exactly one JSON object per turn and nothing else: first a short \"thought\", then the "
+        "\"action\" and its fields. The actions:\n" + lines + "\n\n"
+        "Rules:\n"
+        "- Paths are relative to the workspace (the current directory of the tests); you cannot leave it.\n"
+        "- run_tests runs pytest on the workspace; test files are named test_*.py.\n"
+        "- finish is accepted only when the latest test run passed and no file changed since.\n"
+        "- Test files that existed at the start are protected and correct: fix the code, not those tests.\n"
+        "- Keep each reply small: one action, short thoughts."
+    )
+
+
+def _state(snapshot: dict[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(snapshot):
+        digest.update(name.encode() + b"\x00" + snapshot[name] + b"\x00")
+    return digest.hexdigest()
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class Orchestrator:
+    def __init__(self, task: Task, backend: Backend, sandbox: Sandbox, config: Config, run_dir: Path,
+                 say: Callable[[str], None] = print):
+        self.task, self.backend, self.sandbox, self.config = task, backend, sandbox, config
+        self.run_dir, self.say = run_dir, say
+        self.enabled = act.ALL_ACTIONS if config.edit_actions else act.BASE_ACTIONS
+        self.format = ActionFormat(self.enabled)
+        self.protocol = backend.pick_protocol()
+        self.max_steps = task.spec.max_steps or config.max_steps
+        self.log = RunLog(run_dir)
+        self.workspace = act.Workspace(self._make_workspace(), task.protected_files())
+        self.protected_hashes = {p: hashlib.sha256((self.workspace.root / p).read_bytes()).hexdigest()
+                                 for p in self.workspace.protected}
+        self.messages: list[dict] = []
+        self.stuck = StuckDetector(config.stuck_limit)
+        self.step = 0
+        self.invalid_in_row = self.invalid_total = self.nudges = 0
+        self.last_run: Optional[TestRun] = None
+        self.last_run_state: Optional[str] = None
+        self.last_run_step = 0
+        self.reads: dict[str, str] = {}  # path -> state of the workspace when it was last read
+        self.finish_accepted = False
+        self.tokens = {"prompt": 0, "completion": 0}
+        self.seconds = {"llm": 0.0, "tests": 0.0}
+
+    def _make_workspace(self) -> Path:
+        root = self.run_dir / "workspace"
+        root.mkdir()
+        for rel, content in self.task.spec.files.items():
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        return root
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def run(self) -> dict:
+        start = time.monotonic()
+        self.say(f"Run folder: {self.run_dir}")
+        self.say(f"Model: {self.backend.describe()}; protocol {self.protocol}")
+        self.say(f"Sandbox: {self.sandbox.describe()}")
+        self.log.event("start", task_id=self.run_dir.name, task=self.task.id, source=self.task.source, prompt=self.task.spec.prompt,
+                       backend=self.backend.describe(), protocol=self.protocol, sandbox=self.sandbox.describe(),
+                       max_steps=self.max_steps, protected=sorted(self.workspace.protected),
+                       actions=[m.tag() for m in self.enabled])
+        self.messages = [{"role": "system", "content": system_prompt(self.enabled)},
+                         {"role": "user", "content": self._task_message()}]
+        try:
+            while True:
+                if self.step >= self.max_steps:
+                    raise RunEnded("step_limit", f"the step limit ({self.max_steps}) was reached")
+                self.step += 1
+                self._turn()
+        except RunEnded as e:
+            status, reason = e.status, e.reason
+        except BackendError as e:
+            status, reason = "error", f"model server: {e}"
+            self.log.event("error", self.step, message=str(e))
+        except KeyboardInterrupt:
+            status, reason = "interrupted", "interrupted by the user (Ctrl-C)"
+        except Exception as e:  # a bug of ours: keep the log and the result honest, then stop
+            status, reason = "error", f"internal error: {e!r}"
+            self.log.event("error", self.step, message=traceback.format_exc())
+        hidden = self._hidden_tests() if status != "interrupted" else None
+        if status == "solved" and hidden is not None and not hidden["ok"]:
+            status, reason = "unsolved", "finish was accepted but the hidden tests failed"
+        result = {
+            "task_id": self.run_dir.name, "task": self.task.id, "task_source": self.task.source,
+            "run_dir": str(self.run_dir), "status": status, "reason": reason,
+            "steps": self.step, "invalid_replies": self.invalid_total, "finish_accepted": self.finish_accepted,
+            "last_test_run": self.last_run.to_dict() if self.last_run else None,
+            "hidden_tests": hidden, "tokens": self.tokens,
+            "seconds": {**{k: round(v, 2) for k, v in self.seconds.items()}, "total": round(time.monotonic() - start, 2)},
+            "backend": self.backend.name, "model": self.backend.model, "protocol": self.protocol,
+            "sandbox": self.sandbox.confinement.layer,
+        }
+        self.log.event("end", self.step, status=status, reason=reason)
+        self.log.write_result(result)
+        self.log.close()
+        self.say(f"Result: {status} ({reason}) after {self.step} steps. Log: {self.run_dir / 'transcript.jsonl'}")
+        return result
+
+    def _task_message(self) -> str:
+        files = self.workspace.files()
+        listing = "\n".join(files) if files else "(empty)"
+        protected = sorted(self.workspace.protected)
+        note = f"\nProtected test files (do not change them): {', '.join(protected)}" if protected else ""
+        return f"Task:\n{self.task.spec.prompt}\n\nFiles in the workspace:\n{listing}{note}"
+
+    def _turn(self) -> None:
+        self._fit_context()
+        self.log.event("llm_request", self.step, messages=len(self.messages),
+                       chars=sum(len(m["content"]) for m in self.messages))
+        reply = self.backend.complete(self.messages, self.format, self.protocol)
+        self.seconds["llm"] += reply.seconds
+        self.tokens["prompt"] += reply.prompt_tokens or 0
+        self.tokens["completion"] += reply.completion_tokens or 0
+        try:
+            action = act.parse(reply.text, self.enabled)
+        except act.InvalidReply as e:
+            self.log.event("llm_reply", self.step, text=reply.text, action=None, error=str(e), **self._usage(reply))
+            self._invalid(reply, str(e))
+            return
+        self.log.event("llm_reply", self.step, text=reply.text, action=action.model_dump(), error=None, **self._usage(reply))
+        self.invalid_in_row = 0
+        self.messages.append({"role": "assistant", "content": action.model_dump_json()})
+        self.say(f"[{self.step}] thought: {_short(action.thought)}")
+        self.say(f"    action: {self._describe(action)}")
+        observation, noop = self._execute(action)
+        warning = self.stuck.observe(action.model_dump_json(exclude={"thought"}), observation,
+                                     _state(self.workspace.snapshot()), noop)
+        if warning:
+            observation = f"{observation}\n\n{warning}"
+        self._observe(observation)
+        if self.stuck.stuck:
+            raise RunEnded("stuck", f"the model repeated itself {self.stuck.repeats} times in a row")
+
+    @staticmethod
+    def _usage(reply: Reply) -> dict:
+        record = reply.record()
+        record.pop("text")
+        return record
+
+    @staticmethod
+    def _describe(action: act._Action) -> str:
+        tag = action.tag()
+        if tag == "write_file":
+            return f"write_file {action.path} ({len(action.content)} chars)"
+        if tag in ("edit_file", "read_file"):
+            return f"{tag} {action.path}"
+        if tag == "finish":
+            return f"finish: {_short(action.summary, 100)}"
+        return tag
+
+    def _observe(self, text: str) -> None:
+        self.messages.append({"role": "user", "content": f"Observation:\n{text}"})
+        self.log.event("observation", self.step, text=text)
+        self.say(f"    observation: {_short(text)}")
+
+    def _invalid(self, reply: Reply, error: str) -> None:
+        """An invalid reply becomes an observation; a reply with no JSON at all means the model
+        stopped, and then the agent runs the tests for it (a few times at most)."""
+        stripped = act.strip_thinking(reply.text).strip()
+        self.messages.append({"role": "assistant", "content": stripped[:800] or "(empty reply)"})
+        self.say(f"[{self.step}] invalid reply: {_short(error)}")
+        if reply.truncated:
+            error = (f"Your reply was cut off at the {self.config.max_tokens}-token limit before the JSON was "
+                     "complete. Write smaller steps: a shorter file, or edit_file for a small change.")
+        elif "{" not in stripped:  # empty or prose: the model thinks it is done
+            self._nudge(error)
+            return
+        self.invalid_in_row += 1
+        self.invalid_total += 1
+        self._observe(error)
+        if self.invalid_in_row >= self.config.max_invalid_replies:
+            raise RunEnded("error", f"{self.invalid_in_row} invalid replies in a row")
+
+    def _nudge(self, error: str) -> None:
+        self.nudges += 1
+        self.invalid_total += 1
+        if self.nudges > self.config.max_nudges:
+            raise RunEnded("unsolved", f"the model stopped without finish {self.nudges} times")
+        run = self._run_tests()
+        verdict = ("They pass: if the task is done, reply with the finish action." if run.ok
+                   else "Keep working until they pass.")
+        self._observe(f"You stopped without an action. {error}\nI ran the tests for you:\n{run.output}\n\n{verdict}")
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def _execute(self, action: act._Action) -> tuple[str, Optional[str]]:
+        """The observation, and why the action was a no-op (None when it did something)."""
+        tag = action.tag()
+        if tag == "run_tests":
+            state = _state(self.workspace.snapshot())
+            if self.last_run and state == self.last_run_state:
+                return (f"Nothing changed since the test run at step {self.last_run_step}; its result:\n"
+                        f"{self.last_run.output}", "the tests were re-run with no change since the last run")
+            return self._run_tests().output, None
+        if tag == "finish":
+            return self._finish(action), None
+        before = _state(self.workspace.snapshot())
+        if tag == "read_file" and self.reads.get(action.path) == before:
+            return (f"{action.path} has not changed since you last read it; its content is above.",
+                    "an unchanged file was read again")
+        observation = self.workspace.execute(action)
+        after = _state(self.workspace.snapshot())
+        if tag == "read_file":
+            self.reads[action.path] = after
+        if tag == "write_file" and before == after and "already has exactly this content" in observation:
+            return observation, "the same content was written again"
+        return observation, None
+
+    def _run_tests(self) -> TestRun:
+        run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "sandbox", network=self.task.spec.network or None)
+        self.seconds["tests"] += run.seconds
+        self.last_run, self.last_run_step = run, self.step
+        self.last_run_state = _state(self.workspace.snapshot())
+        self.log.event("test_run", self.step, **run.to_dict())
+        self.say(f"    tests: {run.outcome}, {run.counts()} ({run.seconds:.1f} s)")
+        return run
+
+    def _tampered(self) -> list[str]:
+        """Protected files whose content changed (test code can write them at run time);
+        they are put back, and the change is reported."""
+        changed = []
+        for rel, digest in self.protected_hashes.items():
+            path = self.workspace.root / rel
+            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+                changed.append(rel)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(self.task.spec.files[rel], encoding="utf-8")
+        return changed
+
+    def _finish(self, action: act.Finish) -> str:
+        """The finish gate: the latest run green, nothing changed since, protected tests intact."""
+        tampered = self._tampered()
+        if tampered:
+            reason = f"protected test files were changed: {', '.join(tampered)} (restored to their original content)"
+        elif self.last_run is None:
+            reason = "no test run yet: use run_tests first"
+        elif not self.last_run.ok:
+            reason = f"the latest test run did not pass ({self.last_run.counts()}); fix the code and run the tests again"
+        elif _state(self.workspace.snapshot()) != self.last_run_state:
+            run = self._run_tests()
+            reason = None if run.ok else f"files changed after the last green run, and the tests now fail:\n{run.output}"
+        else:
+            reason = None
+        if reason:
+            self.log.event("finish_refused", self.step, reason=reason)
+            return f"finish refused: {reason}"
+        self.finish_accepted = True
+        self.log.event("finish_accepted", self.step, summary=action.summary)
+        raise RunEnded("solved", "finish accepted: the latest test run passed")
+
+    def _hidden_tests(self) -> Optional[dict]:
+        """Score with tests the agent never saw: a copy of the final workspace plus hidden_tests/."""
+        hidden = self.task.spec.hidden_tests
+        if not hidden:
+            return None
+        folder = self.run_dir / "hidden"
+        shutil.copytree(self.workspace.root, folder / "workspace",
+                        ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+        for rel, content in hidden.items():
+            target = folder / "workspace" / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        try:
+            run = self.sandbox.run_pytest(folder / "workspace", folder / "sandbox", network=self.task.spec.network or None)
+        except KeyboardInterrupt:
+            return None
+        self.log.event("hidden_tests", self.step, **run.to_dict())
+        self.say(f"Hidden tests: {run.counts()}" + ("" if run.ok else f" ({run.outcome})"))
+        return {"passed": run.passed, "failed": run.failed, "errors": run.errors, "skipped": run.skipped,
+                "ok": run.ok, "outcome": run.outcome}
+
+    # -- context budget -----------------------------------------------------------------------
+
+    def _fit_context(self) -> None:
+        """Never send a request blind into an overflow: elide the oldest observations and
+        replies until the history fits, or stop the run."""
+        budget = self.backend.context_size - self.config.max_tokens - 64
+        for index in range(2, len(self.messages) - 4):
+            if self._tokens() <= budget:
+                return
+            if self.messages[index]["content"] != ELIDED:
+                self.messages[index] = {**self.messages[index], "content": ELIDED}
+                self.log.event("context_elided", self.step, message_index=index)
+        if self._tokens() > budget:
+            raise RunEnded("error", f"the history no longer fits the context ({self.backend.context_size} tokens) "
+                                    f"with {self.config.max_tokens} tokens left for the reply")
+
+    def _tokens(self) -> int:
+        text = "\n".join(m["content"] for m in self.messages)
+        estimate = len(text) // 3 + 8 * len(self.messages)
+        budget = self.backend.context_size - self.config.max_tokens
+        if estimate < 0.7 * budget:
+            return estimate
+        exact = self.backend.count_tokens(text)
+        return exact + 8 * len(self.messages) if exact is not None else estimate

@@ -1,0 +1,74 @@
+"""The command line: parse, load config and task, connect, run, print, exit code.
+
+Exit codes: 0 solved, 1 ran but not solved, 2 bad usage/config/task/sandbox, 3 model server
+unreachable or unusable.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional
+
+import llm_client
+from config import ConfigError, load_config
+from orchestrator import Orchestrator
+from runlog import new_run_dir
+from sandbox import Sandbox, SandboxError
+from tasks import load_task
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description="A local test-driven coding agent: a local model writes code and "
+                                            "tests, runs pytest in a sandbox, and fixes its code until the tests pass.")
+    p.add_argument("--task", required=True, type=Path, help="a task: name.txt, a task folder, or name.yaml")
+    p.add_argument("--server", help="model server URL (default http://127.0.0.1:5001; env AGENT_SERVER)")
+    p.add_argument("--backend", choices=["auto", "koboldcpp", "openai", "ollama", "embedded"])
+    p.add_argument("--protocol", choices=["auto", "grammar", "json_schema", "tools"])
+    p.add_argument("--model", help="model name to request (Ollama, vLLM, LM Studio)")
+    p.add_argument("--model-path", help="GGUF file for the embedded backend")
+    p.add_argument("--max-steps", type=int, help="model turns before the run stops")
+    p.add_argument("--config", type=Path, help="YAML settings file (default ./agent.yaml, created on first run)")
+    p.add_argument("--run-id", help="name of the run folder under runs/ (default: the task's name)")
+    p.add_argument("--runs-dir", help="folder that holds the run folders (default runs)")
+    p.add_argument("--sandbox-python", help="interpreter that runs the tests (needs pytest)")
+    p.add_argument("--isolation", choices=["auto", "bwrap", "basic"], help="sandbox layer")
+    return p
+
+
+def fail(message: str, code: int) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parser().parse_args(argv)
+    overrides = {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
+                 "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
+                 "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
+    try:
+        config, server_named = load_config(args.config, overrides)
+        task = load_task(args.task)
+    except ConfigError as e:
+        return fail(str(e), 2)
+    if task.spec.timeout:
+        config.sandbox.timeout = task.spec.timeout
+    try:
+        backend = llm_client.connect(config, server_named)
+    except llm_client.BackendError as e:
+        return fail(str(e), 3)
+    try:
+        sandbox = Sandbox(config.sandbox)
+        runs_dir = Path(config.runs_dir)
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        sandbox.check_folder(runs_dir)
+        run_dir = new_run_dir(runs_dir, args.run_id or task.id)
+    except (SandboxError, OSError) as e:
+        return fail(str(e), 2)
+    result = Orchestrator(task, backend, sandbox, config, run_dir).run()
+    print(f"Run folder: {run_dir}")
+    return 0 if result["status"] == "solved" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""The test interpreter and one pytest run: which Python runs the model's tests (a path, a conda
+env, or a venv this project makes once), running pytest confined (see isolation.py), and turning
+its JUnit XML into the short result the model reads.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Optional
+
+import isolation
+from config import SandboxConfig
+
+
+class SandboxError(Exception):
+    """The sandbox cannot be set up; the message says what to change."""
+
+
+@dataclass
+class TestRun:
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    exit_code: Optional[int]
+    seconds: float
+    outcome: str  # completed | timeout | killed | no_report
+    output: str   # what the model reads: failures first, no timings, bounded
+
+    @property
+    def ok(self) -> bool:
+        """Green: pytest finished normally, ran at least one test, none failed or errored."""
+        return (self.outcome == "completed" and self.exit_code == 0 and self.passed > 0
+                and self.failed == 0 and self.errors == 0)
+
+    def counts(self) -> str:
+        return f"{self.passed} passed, {self.failed} failed, {self.errors} errors, {self.skipped} skipped"
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "ok": self.ok}
+
+
+# ---------------------------------------------------------------------------------------------
+# Which interpreter.
+
+def cache_dir() -> Path:
+    """Root's cache lives outside /root so the unprivileged test user can reach the venv."""
+    if os.getuid() == 0:
+        return Path("/var/cache/tdd-agent")
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tdd-agent"
+
+
+def _base_interpreter() -> str:
+    if os.getuid() != 0 or isolation.reachable(Path(sys.base_prefix), isolation.NOBODY):
+        return sys.executable
+    for candidate in (f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}", "/usr/bin/python3"):
+        if Path(candidate).exists():
+            return candidate
+    raise SandboxError(f"{sys.executable} lives where uid {isolation.NOBODY} cannot reach it and there is no "
+                       "/usr/bin/python3; set sandbox.python to an interpreter with pytest")
+
+
+def _quiet(cmd: list[str]) -> None:
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if done.returncode:
+        raise SandboxError(f"creating the sandbox venv failed: {' '.join(cmd)}: {done.stderr.strip()[-500:]}")
+
+
+def default_venv() -> Path:
+    """A venv with only pytest, made once and reused (a lock keeps parallel runs from racing)."""
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    venv = folder / f"sandbox-py{sys.version_info.major}{sys.version_info.minor}"
+    python = venv / "bin" / "python"
+    with open(folder / "sandbox.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (venv / "ready").exists():
+            return python
+        shutil.rmtree(venv, ignore_errors=True)
+        base = _base_interpreter()
+        print(f"Creating the sandbox interpreter (a venv with pytest) in {venv} ...", file=sys.stderr)
+        if shutil.which("uv"):
+            _quiet(["uv", "venv", "-q", "--python", base, str(venv)])
+            _quiet(["uv", "pip", "install", "-q", "--python", str(python), "pytest"])
+        else:
+            _quiet([base, "-m", "venv", str(venv)])
+            _quiet([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "pytest"])
+        for path in (folder, venv):
+            path.chmod(0o755)
+        (venv / "ready").write_text("ok\n")
+    return python
+
+
+def conda_python(name: str) -> Path:
+    conda = shutil.which("conda") or os.environ.get("CONDA_EXE")
+    if not conda:
+        raise SandboxError(f"sandbox.conda_env is '{name}' but conda is not on PATH; "
+                           "set sandbox.python to that env's interpreter instead")
+    try:
+        envs = json.loads(subprocess.run([conda, "env", "list", "--json"], capture_output=True,
+                                         text=True, timeout=60).stdout)["envs"]
+    except (OSError, ValueError, KeyError, subprocess.TimeoutExpired) as e:
+        raise SandboxError(f"`conda env list --json` failed: {e}") from None
+    for prefix in envs:
+        if Path(prefix).name == name or (name == "base" and prefix == envs[0]):
+            return Path(prefix) / "bin" / "python"
+    raise SandboxError(f"conda env '{name}' not found; create it with: conda create -n {name} python=3.11 pytest -y")
+
+
+def find_interpreter(cfg: SandboxConfig) -> Path:
+    if cfg.python:
+        path = Path(cfg.python).expanduser()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise SandboxError(f"sandbox.python: {path} is not an executable file")
+        return path
+    if cfg.conda_env:
+        return conda_python(cfg.conda_env)
+    return default_venv()
+
+
+def _interpreter_paths(python: Path) -> list[str]:
+    """Folders the interpreter needs that are not under /usr (bound read-only under bwrap)."""
+    code = "import sys, os; print(json.dumps([sys.prefix, sys.base_prefix, os.path.realpath(sys.executable)]))"
+    done = subprocess.run([str(python), "-c", "import json; " + code], capture_output=True, text=True, timeout=60)
+    if done.returncode:
+        raise SandboxError(f"{python} does not run: {done.stderr.strip()[-300:]}")
+    prefix, base, real = json.loads(done.stdout)
+    paths = {prefix, base, str(Path(real).parent.parent), str(python.parent.parent)}
+    return sorted(p for p in paths if not p.startswith("/usr/"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading pytest's report.
+
+_TIMINGS = re.compile(r"\s*\bin \d+(?:\.\d+)?s\b(?: \(\d+:\d+:\d+\))?|\[\s*\d+%\]")
+
+
+def strip_timings(text: str) -> str:
+    return _TIMINGS.sub("", text)
+
+
+def _tail(path: Path, limit: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - limit))
+            data = f.read()
+    except OSError:
+        return ""
+    return strip_timings(data.decode("utf-8", errors="replace").replace("\x00", "")).strip()
+
+
+def parse_junit(xml_path: Path) -> Optional[tuple[dict[str, int], list[tuple[str, str, str]]]]:
+    """Counts, and (kind, test id, text) for each failure or error; None if there is no report."""
+    try:
+        root = ET.parse(xml_path).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+    problems = []
+    for case in root.iter("testcase"):
+        test_id = "::".join(p for p in (case.get("classname", ""), case.get("name", "")) if p)
+        kinds = {child.tag for child in case}
+        for child in case:
+            if child.tag in ("failure", "error"):
+                text = (child.text or child.get("message", "")).strip()
+                problems.append(("FAILED" if child.tag == "failure" else "ERROR", test_id, text))
+        if "error" in kinds:
+            counts["errors"] += 1
+        elif "failure" in kinds:
+            counts["failed"] += 1
+        elif "skipped" in kinds:
+            counts["skipped"] += 1
+        else:
+            counts["passed"] += 1
+    return counts, problems
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(code - 128).name
+    except ValueError:
+        return f"signal {code - 128}"
+
+
+def summarize(report: Optional[tuple], exit_code: Optional[int], timed_out: bool, seconds: float,
+              log: Path, cfg: SandboxConfig) -> TestRun:
+    limit = cfg.output_chars
+    counts = report[0] if report else {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+    if timed_out:
+        outcome = "timeout"
+        head = f"The tests were killed after the {cfg.timeout:g} s time limit (something hangs or loops)."
+    elif exit_code is not None and exit_code > 128:
+        outcome = "killed"
+        head = (f"pytest was killed by {_signal_name(exit_code)} (limits: {cfg.cpu_seconds} CPU s, "
+                f"{cfg.memory_mb} MiB memory, {cfg.file_size_mb} MiB per file).")
+    elif report is None:
+        outcome = "no_report"
+        head = (f"pytest ended (exit code {exit_code}) without reporting any test result: something stopped it "
+                "before or while the tests ran (for example os._exit or sys.exit at import time).")
+    else:
+        outcome = "completed"
+        head = f"pytest: {sum(counts.values())} tests: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+        if exit_code == 5 or not sum(counts.values()):
+            head = "pytest collected no tests. Test files must be named test_*.py and test functions test_*."
+    parts = [head]
+    if report and report[1]:
+        share = max(300, (limit - len(head)) // len(report[1]))
+        for kind, test_id, text in report[1]:
+            text = strip_timings(text)
+            parts.append(f"{kind} {test_id}\n{text[-share:] if len(text) > share else text}")
+    elif outcome != "completed":
+        tail = _tail(log, limit)
+        if tail:
+            parts.append("Last output:\n" + tail)
+    output = "\n\n".join(parts)
+    if len(output) > limit:
+        output = output[:limit] + "\n[... output cut]"
+    return TestRun(exit_code=exit_code, seconds=round(seconds, 3), outcome=outcome, output=output, **counts)
+
+
+# ---------------------------------------------------------------------------------------------
+
+class Sandbox:
+    """Runs pytest for the orchestrator; one per agent process."""
+
+    def __init__(self, cfg: SandboxConfig):
+        self.cfg = cfg
+        self.python = find_interpreter(cfg)
+        check = subprocess.run([str(self.python), "-c", "import pytest"], capture_output=True, text=True, timeout=120)
+        if check.returncode:
+            raise SandboxError(f"{self.python} cannot import pytest; install it with: {self.python} -m pip install pytest")
+        run_as = isolation.NOBODY if os.getuid() == 0 else -1
+        layer = cfg.isolation
+        if layer in ("auto", "bwrap"):
+            if isolation.bwrap_works():
+                layer = "bwrap"
+            elif layer == "bwrap":
+                raise SandboxError("sandbox.isolation is bwrap but `bwrap ... true` fails here; "
+                                   "install bubblewrap (apt-get install bubblewrap) or use isolation: basic")
+            else:
+                layer = "basic"
+        self.confinement = isolation.Confinement(layer, run_as, _interpreter_paths(self.python))
+        if layer == "basic" and run_as >= 0 and not isolation.reachable(self.python.resolve(), run_as):
+            raise SandboxError(f"{self.python} is not reachable for uid {run_as}, which runs the tests when the "
+                               "agent is root; install bubblewrap or use an interpreter outside /root")
+        isolation.become_subreaper()
+
+    def describe(self) -> str:
+        return f"{self.confinement.describe()}; interpreter {self.python}"
+
+    def check_folder(self, folder: Path) -> None:
+        """The run folder must be reachable by the test user (bwrap binds it, so only basic cares)."""
+        conf = self.confinement
+        if conf.layer == "basic" and conf.run_as >= 0 and not isolation.reachable(folder, conf.run_as):
+            raise SandboxError(f"{folder} is not reachable for uid {conf.run_as}, which runs the tests when the agent "
+                               "is root (a parent folder is not searchable for others); use another runs_dir "
+                               "or install bubblewrap")
+
+    def run_pytest(self, workdir: Path, scratch: Path, network: Optional[bool] = None) -> TestRun:
+        """One pytest run in workdir; scratch holds HOME, TMPDIR, the log and the JUnit report."""
+        for sub in ("home", "tmp"):
+            (scratch / sub).mkdir(parents=True, exist_ok=True)
+        report, log = scratch / "report.xml", scratch / "pytest.log"
+        report.unlink(missing_ok=True)
+        cfg = self.cfg
+        limits = isolation.Limits(cfg.timeout, cfg.cpu_seconds, cfg.memory_mb, cfg.file_size_mb,
+                                  cfg.max_processes, cfg.open_files, cfg.network if network is None else network)
+        env = isolation.clean_environment(scratch / "home", scratch / "tmp", self.python.parent)
+        argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "--tb=short",
+                f"--junitxml={report}", "-o", "junit_logging=no"]
+        result = isolation.run(self.confinement, self.python, argv, workdir, [workdir, scratch], env, log, limits)
+        return summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, cfg)

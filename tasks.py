@@ -1,0 +1,102 @@
+"""Tasks in their three forms, validated with an error that names the file and the field:
+
+- name.txt                 the prompt alone; the workspace starts empty
+- name/                    task.txt or task.yaml, repo/ (starting workspace), hidden_tests/
+- name.yaml                prompt, files, hidden_tests, protected globs and limits in one file
+"""
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+from typing import Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from config import ConfigError, describe_validation_error
+
+DEFAULT_PROTECTED = ["test_*.py", "*_test.py", "conftest.py", "tests/*"]
+
+
+class TaskSpec(BaseModel):
+    """What a task file may say (the YAML forms; a .txt file is only the prompt)."""
+
+    model_config = ConfigDict(extra="forbid")
+    prompt: str = Field(min_length=1, description="What the agent must do.")
+    files: dict[str, str] = Field(default_factory=dict, description="Starting workspace: path -> content.")
+    hidden_tests: dict[str, str] = Field(default_factory=dict, description="Tests run after the agent stops: path -> content.")
+    protected: list[str] = Field(default_factory=lambda: list(DEFAULT_PROTECTED),
+                                 description="Globs of starting files the agent may not change.")
+    max_steps: Optional[int] = Field(None, ge=1, description="Overrides the configured step limit.")
+    timeout: Optional[float] = Field(None, gt=0, description="Overrides the sandbox's per-run timeout.")
+    network: bool = Field(False, description="Let this task's tests use the network.")
+
+
+class Task(BaseModel):
+    id: str
+    source: str
+    spec: TaskSpec
+
+    def protected_files(self) -> frozenset[str]:
+        """Starting files that match a protected glob (on the whole path, or on the name alone)."""
+        def hit(path: str) -> bool:
+            return any(fnmatch.fnmatch(path, g) or ("/" not in g and fnmatch.fnmatch(Path(path).name, g))
+                       for g in self.spec.protected)
+        return frozenset(p for p in self.spec.files if hit(p))
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def _read_tree(folder: Path) -> dict[str, str]:
+    if not folder.is_dir():
+        return {}
+    return {p.relative_to(folder).as_posix(): _read_text(p) for p in sorted(folder.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+def _spec(data: object, source: Path) -> TaskSpec:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping with at least 'prompt', got {type(data).__name__}")
+    try:
+        return TaskSpec.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(describe_validation_error(str(source), e)) from None
+
+
+def _yaml(path: Path) -> object:
+    try:
+        return yaml.safe_load(_read_text(path))
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}".replace("\n", " ")) from None
+
+
+def load_task(path: Path) -> Task:
+    """Read a task in any of its forms; ConfigError names the file and what is wrong."""
+    if not path.exists():
+        raise ConfigError(f"{path}: task file not found")
+    if path.is_dir():
+        yaml_file, txt_file = path / "task.yaml", path / "task.txt"
+        if yaml_file.exists():
+            data = _yaml(yaml_file)
+            source = yaml_file
+        elif txt_file.exists():
+            data, source = {"prompt": _read_text(txt_file).strip()}, txt_file
+        else:
+            raise ConfigError(f"{path}: a task folder needs task.txt or task.yaml")
+        if isinstance(data, dict):
+            data = {**data, "files": {**_read_tree(path / "repo"), **data.get("files", {})},
+                    "hidden_tests": {**_read_tree(path / "hidden_tests"), **data.get("hidden_tests", {})}}
+        return Task(id=path.name, source=str(path), spec=_spec(data, source))
+    if path.suffix in (".yaml", ".yml"):
+        return Task(id=path.stem, source=str(path), spec=_spec(_yaml(path), path))
+    prompt = _read_text(path).strip()
+    if not prompt:
+        raise ConfigError(f"{path}: the task file is empty; write what the agent should do")
+    return Task(id=path.stem, source=str(path), spec=_spec({"prompt": prompt}, path))
