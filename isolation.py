@@ -271,6 +271,8 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
         timed_out = False
         try:
             exit_code: Optional[int] = proc.wait(timeout=limits.timeout)
+            if exit_code < 0:  # the launcher itself was killed: report it the shell's way
+                exit_code = 128 - exit_code
         except subprocess.TimeoutExpired:
             timed_out, exit_code = True, None
             kill_tree(proc.pid, set())

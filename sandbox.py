@@ -141,6 +141,7 @@ def _interpreter_paths(python: Path) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # Reading pytest's report.
 
+CAPTURED_CHARS = 1000  # printed output of a failing test: its end, where the clues usually are
 _TIMINGS = re.compile(r"\s*\bin \d+(?:\.\d+)?s\b(?: \(\d+:\d+:\d+\))?|\[\s*\d+%\]")
 
 
@@ -169,9 +170,12 @@ def parse_junit(xml_path: Path) -> Optional[tuple[dict[str, int], list[tuple[str
     for case in root.iter("testcase"):
         test_id = "::".join(p for p in (case.get("classname", ""), case.get("name", "")) if p)
         kinds = {child.tag for child in case}
+        captured = "\n".join((c.text or "").strip() for c in case if c.tag in ("system-out", "system-err") and (c.text or "").strip())
         for child in case:
             if child.tag in ("failure", "error"):
                 text = (child.text or child.get("message", "")).strip()
+                if captured:
+                    text += f"\n--- captured output ---\n{captured[-CAPTURED_CHARS:]}"
                 problems.append(("FAILED" if child.tag == "failure" else "ERROR", test_id, text))
         if "error" in kinds:
             counts["errors"] += 1
@@ -276,6 +280,6 @@ class Sandbox:
                                   cfg.max_processes, cfg.open_files, cfg.network if network is None else network)
         env = isolation.clean_environment(scratch / "home", scratch / "tmp", self.python.parent)
         argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "--tb=short",
-                f"--junitxml={report}", "-o", "junit_logging=no"]
+                f"--junitxml={report}", "-o", "junit_logging=out-err"]
         result = isolation.run(self.confinement, self.python, argv, workdir, [workdir, scratch], env, log, limits)
         return summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, cfg)

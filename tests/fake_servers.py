@@ -1,0 +1,240 @@
+"""Scripted stand-ins for model servers, on a free loopback port.
+
+They are NOT models: each plays a fixed list of replies, in order, so a test can make "the
+model" do exactly what it needs — including misbehaving on purpose (invalid JSON, prose,
+editing protected tests, never finishing). They speak the wire format of the real servers as
+written in shared/notes/servers.md, with the real servers' quirks (KoboldCPP's constant
+`usage` and "length" on stop sequences, llama-server's `timings`, Ollama's `done_reason`),
+and they record every request so tests can check the shape the agent sent.
+
+A scripted reply is a string (the model's text), or a dict:
+  {"text": ..., "truncated": True}   the reply was cut at max tokens
+  {"status": 503}                    the server answers with this HTTP status instead
+  {"tool": name, "arguments": {...}, "content": "..."}  a native tool call (tools protocol)
+"""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Optional, Union
+
+Script = list[Union[str, dict]]
+
+
+class ScriptedServer:
+    kind = "base"
+
+    def __init__(self, replies: Script = (), context: int = 4096):
+        self.replies = list(replies)
+        self.context = context
+        self.requests: list[dict] = []  # {"method", "path", "body"}
+        self.generations = 0
+        self.last: dict = {}
+        self._lock = threading.Lock()
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> "ScriptedServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def bodies(self, path: str) -> list[dict]:
+        return [r["body"] for r in self.requests if r["path"] == path]
+
+    def next_reply(self) -> dict:
+        """The next scripted reply; when the script runs out, the model keeps saying prose."""
+        with self._lock:
+            item = self.replies.pop(0) if self.replies else "I am done."
+            self.generations += 1
+        if isinstance(item, str):
+            item = {"text": item}
+        return item
+
+    def route(self, method: str, path: str, body: Optional[dict]) -> tuple[int, Any]:
+        raise NotImplementedError
+
+    def _handler(self):
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def _serve(self, method: str) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw) if raw else None
+                except json.JSONDecodeError:
+                    body = {"_invalid_json": raw.decode(errors="replace")}
+                server.requests.append({"method": method, "path": self.path, "body": body})
+                status, payload = server.route(method, self.path, body)
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                self._serve("GET")
+
+            def do_POST(self):
+                self._serve("POST")
+
+        return Handler
+
+
+def _missing(body: Optional[dict], fields: dict[str, type]) -> Optional[str]:
+    if not isinstance(body, dict):
+        return "body must be a JSON object"
+    for name, kind in fields.items():
+        if not isinstance(body.get(name), kind):
+            return f"field {name!r} must be {kind.__name__}"
+    return None
+
+
+class FakeKoboldCpp(ScriptedServer):
+    """KoboldCPP 1.76 as seen here: chat completions with a `grammar` field, native generate,
+    perf, tokencount; `usage` is a constant 100/100 and stop-sequence hits say "length"."""
+
+    kind = "koboldcpp"
+
+    def __init__(self, replies: Script = (), context: int = 4096, chat_endpoint: bool = True, version: str = "1.76"):
+        super().__init__(replies, context)
+        self.chat_endpoint = chat_endpoint
+        self.version = version
+
+    def _generate(self, body: dict, length_field: str) -> tuple[int, Any, Optional[dict]]:
+        problem = _missing(body, {length_field: int})
+        if problem:
+            return 400, {"error": problem}, None
+        item = self.next_reply()
+        if "status" in item:
+            return item["status"], {"error": "scripted failure"}, None
+        self.last = {"tokens": max(1, len(item.get("text", "")) // 4), "stop_reason": 0 if item.get("truncated") else 2}
+        return 200, None, item
+
+    def route(self, method, path, body):
+        if method == "GET" and path == "/api/extra/version":
+            return 200, {"result": "KoboldCpp", "version": self.version, "protected": False}
+        if method == "GET" and path == "/api/extra/true_max_context_length":
+            return 200, {"value": self.context}
+        if method == "GET" and path == "/api/v1/model":
+            return 200, {"result": "koboldcpp/fake-coder"}
+        if method == "GET" and path == "/v1/models" and self.chat_endpoint:
+            return 200, {"object": "list", "data": [{"id": "koboldcpp/fake-coder", "object": "model"}]}
+        if method == "GET" and path == "/api/extra/perf":
+            return 200, {"last_process": 0.1, "last_eval": 0.2, "last_token_count": self.last.get("tokens", 0),
+                         "stop_reason": self.last.get("stop_reason", -1), "queue": 0, "idle": 1}
+        if method == "POST" and path == "/api/extra/tokencount":
+            text = (body or {}).get("prompt", "")
+            return 200, {"value": len(text) // 4, "ids": []}
+        if method == "POST" and path == "/v1/chat/completions" and self.chat_endpoint:
+            problem = _missing(body, {"messages": list})
+            if problem:
+                return 400, {"error": problem}
+            status, error, item = self._generate(body, "max_tokens")
+            if item is None:
+                return status, error
+            message: dict = {"role": "assistant", "content": item.get("text", item.get("content", ""))}
+            if "tool" in item:
+                message["tool_calls"] = [{"id": "call_1", "type": "function", "function": {
+                    "name": item["tool"], "arguments": json.dumps(item.get("arguments", {}))}}]
+            return 200, {"id": "chatcmpl-1", "object": "chat.completion", "model": "koboldcpp/fake-coder",
+                         "choices": [{"index": 0, "message": message, "finish_reason": "length"}],
+                         "usage": {"prompt_tokens": 100, "completion_tokens": 100, "total_tokens": 200}}
+        if method == "POST" and path == "/api/v1/generate":
+            problem = _missing(body, {"prompt": str})
+            if problem:
+                return 400, {"error": problem}
+            status, error, item = self._generate(body, "max_length")
+            if item is None:
+                return status, error
+            return 200, {"results": [{"text": item.get("text", ""), "finish_reason": "length"}]}
+        return 404, {"detail": "Not Found"}
+
+
+class FakeLlamaServer(ScriptedServer):
+    """llama.cpp's llama-server: /health, /props, /tokenize, and chat completions that carry
+    real `usage` (with cached tokens) and `timings`. Both `grammar` and `json_schema` -> 500."""
+
+    kind = "llama-server"
+
+    def route(self, method, path, body):
+        if method == "GET" and path == "/health":
+            return 200, {"status": "ok"}
+        if method == "GET" and path == "/props":
+            return 200, {"default_generation_settings": {"n_ctx": self.context}, "total_slots": 1,
+                         "chat_template": "{% for m in messages %}...{% endfor %}", "build_info": "b9999-fake"}
+        if method == "GET" and path == "/v1/models":
+            return 200, {"object": "list", "data": [{"id": "fake-coder.gguf", "object": "model", "owned_by": "llamacpp",
+                                                    "meta": {"n_ctx_train": 32768}}]}
+        if method == "POST" and path == "/tokenize":
+            return 200, {"tokens": list(range(len((body or {}).get("content", "")) // 4))}
+        if method == "POST" and path == "/v1/chat/completions":
+            problem = _missing(body, {"messages": list, "max_tokens": int})
+            if problem:
+                return 400, {"error": {"code": 400, "message": problem, "type": "invalid_request_error"}}
+            if "grammar" in body and "json_schema" in body:
+                return 500, {"error": {"code": 500, "message": "Either \"json_schema\" or \"grammar\" can be specified, but not both"}}
+            if "tools" in body and "grammar" in body:
+                return 400, {"error": {"code": 400, "message": "Cannot use custom grammar constraints with tools."}}
+            item = self.next_reply()
+            if "status" in item:
+                return item["status"], {"error": {"code": item["status"], "message": "scripted failure"}}
+            message: dict = {"role": "assistant", "content": item.get("text", item.get("content", ""))}
+            finish = "length" if item.get("truncated") else "stop"
+            if "tool" in item:
+                message["tool_calls"] = [{"id": "c1", "type": "function", "function": {
+                    "name": item["tool"], "arguments": json.dumps(item.get("arguments", {}))}}]
+                finish = "tool_calls"
+            prompt_n = sum(len(m.get("content") or "") for m in body["messages"]) // 4
+            cached = max(0, prompt_n - 40) if self.generations > 1 else 0
+            predicted = max(1, len(message["content"]) // 4)
+            return 200, {"choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                         "model": "fake-coder.gguf", "object": "chat.completion",
+                         "usage": {"prompt_tokens": prompt_n, "completion_tokens": predicted,
+                                   "total_tokens": prompt_n + predicted,
+                                   "prompt_tokens_details": {"cached_tokens": cached}},
+                         "timings": {"cache_n": cached, "prompt_n": prompt_n - cached, "prompt_ms": 12.5,
+                                     "predicted_n": predicted, "predicted_ms": 40.0}}
+        return 404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}}
+
+
+class FakeOllama(ScriptedServer):
+    """Ollama: /api/version, /api/tags, and /api/chat with `format`, `options.num_ctx`, and
+    `done_reason` in the reply."""
+
+    kind = "ollama"
+
+    def route(self, method, path, body):
+        if method == "GET" and path == "/api/version":
+            return 200, {"version": "0.12.0"}
+        if method == "GET" and path == "/api/tags":
+            return 200, {"models": [{"name": "qwen2.5-coder:7b", "model": "qwen2.5-coder:7b"}]}
+        if method == "POST" and path == "/api/chat":
+            problem = _missing(body, {"model": str, "messages": list, "options": dict})
+            if problem:
+                return 400, {"error": problem}
+            item = self.next_reply()
+            if "status" in item:
+                return item["status"], {"error": "scripted failure"}
+            message: dict = {"role": "assistant", "content": item.get("text", item.get("content", ""))}
+            if "tool" in item:
+                message["tool_calls"] = [{"function": {"name": item["tool"], "arguments": item.get("arguments", {})}}]
+            return 200, {"model": body["model"], "message": message, "done": True,
+                         "done_reason": "length" if item.get("truncated") else "stop",
+                         "prompt_eval_count": 50, "eval_count": 20}
+        return 404, {"error": "404 page not found"}
+
+
+def action(name: str, thought: str = "next step", **fields: str) -> str:
+    """A scripted model reply in our action format."""
+    return json.dumps({"thought": thought, "action": name, **fields})

@@ -1,0 +1,259 @@
+"""What bad model-written code gets: every case is a real test file run by the real sandbox
+(a separate interpreter, under each isolation layer this machine has). After each one the run
+has ended within the timeout, the result says what happened, no process is left behind,
+nothing outside the run folder changed, and the next run works."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import isolation
+from config import SandboxConfig
+from conftest import ROOT
+from sandbox import Sandbox, parse_junit
+
+ROOT_USER = os.getuid() == 0
+LAYERS = ["basic"] + (["bwrap"] if isolation.bwrap_works() else [])
+LIMITS = dict(timeout=6, cpu_seconds=3, memory_mb=1024, file_size_mb=32, max_processes=48)
+
+
+@pytest.fixture(scope="module", params=LAYERS)
+def sandbox(request):
+    return Sandbox(SandboxConfig(isolation=request.param, **LIMITS))
+
+
+@pytest.fixture
+def run(sandbox, scratch):
+    """Write one test file into a fresh workspace and run pytest on it in the sandbox."""
+    workspace, side = scratch / "run" / "workspace", scratch / "run" / "sandbox"
+    workspace.mkdir(parents=True)
+    before = {p for p, pp in isolation._parents().items() if pp == os.getpid()}
+
+    def go(code: str, name: str = "test_case.py", **kw):
+        (workspace / name).write_text(textwrap.dedent(code))
+        result = sandbox.run_pytest(workspace, side, **kw)
+        assert not isolation.descendants(os.getpid(), before), "a process was left behind"
+        return result
+
+    yield go
+    for leftover in workspace.iterdir():
+        leftover.unlink()
+    after = go("def test_next_run_works():\n    assert True\n")
+    assert after.ok and after.passed == 1, after.output
+
+
+def test_passing_run_counts(run):
+    r = run("def test_a():\n    assert 1\n\ndef test_b():\n    assert 2\n")
+    assert r.ok and (r.passed, r.failed, r.outcome, r.exit_code) == (2, 0, "completed", 0)
+
+
+def test_failures_come_first_without_timings(run):
+    r = run("import time\ndef test_slow_fail():\n    time.sleep(0.01)\n    assert 'ab' == 'ac'\n\ndef test_ok():\n    pass\n")
+    assert not r.ok and (r.passed, r.failed) == (1, 1)
+    assert r.output.startswith("pytest: 2 tests: 1 passed, 1 failed")
+    assert "FAILED test_case::test_slow_fail" in r.output and "assert 'ab' == 'ac'" in r.output
+    assert " in 0." not in r.output and "s ===" not in r.output
+
+
+def test_no_tests_is_not_green(run):
+    r = run("x = 1\n", name="helper.py")
+    assert not r.ok and "collected no tests" in r.output
+
+
+def test_busy_loop_is_stopped(run):
+    start = time.monotonic()
+    r = run("def test_spin():\n    while True:\n        pass\n")
+    assert time.monotonic() - start < LIMITS["timeout"] + 5
+    assert not r.ok and r.outcome in ("killed", "timeout")
+
+
+def test_sleep_forever_is_killed_at_the_timeout(run):
+    start = time.monotonic()
+    r = run("import time\ndef test_sleep():\n    time.sleep(10**6)\n")
+    assert LIMITS["timeout"] - 0.5 < time.monotonic() - start < LIMITS["timeout"] + 5
+    assert r.outcome == "timeout" and not r.ok and r.exit_code is None
+    assert "killed after the 6 s time limit" in r.output
+
+
+def test_fork_bomb_is_contained(run):
+    r = run("""
+        import os
+        def test_bomb():
+            while True:
+                try:
+                    os.fork()
+                except OSError:
+                    pass
+    """)
+    assert not r.ok and r.outcome in ("timeout", "killed")
+
+
+def test_huge_allocation_is_a_memory_error(run):
+    r = run("def test_alloc():\n    b = bytearray(10 * 1024**3)\n")
+    assert not r.ok and r.failed == 1 and "MemoryError" in r.output
+
+
+def test_huge_file_is_cut_at_the_file_size_limit(run, scratch):
+    r = run("""
+        def test_big_file():
+            block = b"x" * 1024**2
+            with open("big.bin", "wb") as f:
+                for _ in range(10 * 1024):
+                    f.write(block)
+    """)
+    assert not r.ok and r.failed == 1 and "File too large" in r.output  # Python ignores SIGXFSZ: EFBIG
+    assert (scratch / "run" / "workspace" / "big.bin").stat().st_size <= LIMITS["file_size_mb"] * 1024**2
+
+
+def test_flooding_stdout_ends_with_bounded_output(run):
+    r = run("import sys\ndef test_flood():\n    sys.stdout.write('y' * 100 * 1024**2)\n    assert False\n")
+    assert not r.ok and len(r.output) <= SandboxConfig().output_chars + 100
+
+
+def test_invalid_utf8_and_nul_bytes_in_output(run):
+    r = run("import os\ndef test_bytes():\n    os.write(1, b'\\xff\\xfe\\x00bad\\x00bytes')\n    assert False\n")
+    assert not r.ok and r.failed == 1 and "\x00" not in r.output and "bad" in r.output and "captured output" in r.output
+    r.output.encode("utf-8")
+    crash = run("import os\nos.write(2, b'\\xff\\x00crash')\nos.kill(os.getpid(), 9)\n")
+    assert crash.outcome == "killed" and "\x00" not in crash.output
+
+
+def test_background_sleep_does_not_hold_the_run_open(run):
+    start = time.monotonic()
+    r = run("import subprocess\ndef test_bg():\n    subprocess.Popen(['sleep', '1000'])\n")
+    assert r.ok and time.monotonic() - start < 5
+
+
+def _alive(marker: str) -> bool:
+    out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return any(marker in line for line in out.splitlines())
+
+
+def test_double_forked_setsid_daemon_is_killed(run):
+    marker = "4321.5"
+    r = run(f"""
+        import os, time
+        def test_daemon():
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    os.execvp("sleep", ["sleep", "{marker}"])
+                os._exit(0)
+            time.sleep(0.3)
+    """)
+    assert r.ok and not _alive(marker)
+
+
+def test_writes_outside_the_run_folder_fail(run, sandbox, scratch):
+    bashrc = Path.home() / ".bashrc"
+    before = bashrc.read_bytes() if bashrc.exists() else None
+    probe = ROOT / "sandbox_probe.txt"
+    outside = scratch / "outside"
+    r = run(f"""
+        import os
+        def attempt(path):
+            try:
+                with open(path, "a") as f:
+                    f.write("pwned")
+                return True
+            except OSError:
+                return False
+        def test_escape():
+            assert not attempt({str(bashrc)!r})
+            assert not attempt({str(probe)!r})
+            assert not attempt("../../outside")
+            assert attempt(os.path.expanduser("~/.bashrc"))  # HOME is inside the run folder
+    """)
+    assert (bashrc.read_bytes() if bashrc.exists() else None) == before
+    assert not probe.exists() and not outside.exists()
+    assert r.ok, r.output
+
+
+def test_tmp_is_private_under_bwrap(run, sandbox):
+    marker = Path("/tmp/tdd-agent-sandbox-probe")
+    marker.unlink(missing_ok=True)
+    run(f"def test_tmp():\n    open({str(marker)!r}, 'w').write('x')\n")
+    if sandbox.confinement.layer == "bwrap":
+        assert not marker.exists()
+    marker.unlink(missing_ok=True)  # basic layer: /tmp is shared (documented limit)
+
+
+def test_network_is_cut_under_bwrap(run, sandbox):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    try:
+        r = run(f"import socket\ndef test_connect():\n    socket.create_connection(('127.0.0.1', {port}), timeout=2).close()\n")
+    finally:
+        listener.close()
+    if sandbox.confinement.layer == "bwrap":
+        assert not r.ok and r.failed == 1
+    else:
+        assert r.ok  # basic layer: no network isolation (documented)
+
+
+def test_network_can_be_allowed_per_run(run, sandbox):
+    if sandbox.confinement.layer != "bwrap":
+        pytest.skip("network isolation exists only under bwrap")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    try:
+        r = run(f"import socket\ndef test_connect():\n    socket.create_connection(('127.0.0.1', {listener.getsockname()[1]}), timeout=2).close()\n",
+                network=True)
+    finally:
+        listener.close()
+    # with the network namespace shared, loopback reaches the host listener
+    assert r.ok, r.output
+
+
+def test_home_of_the_user_is_unreadable(run, sandbox):
+    if not ROOT_USER and sandbox.confinement.layer == "basic":
+        pytest.skip("basic layer without root cannot hide the user's own home")
+    r = run(f"import os\ndef test_read_home():\n    os.listdir({str(Path.home())!r})\n")
+    assert not r.ok and r.failed == 1
+
+
+def test_killing_the_parent_does_not_reach_the_agent(run):
+    r = run("import os\ndef test_kill_parent():\n    os.kill(os.getppid(), 9)\n")
+    assert not r.ok and r.outcome in ("killed", "no_report")
+    assert os.getpid()  # we are still here, and the fixture's next run works
+
+
+def test_conftest_exit_zero_is_not_a_pass(run, scratch):
+    (scratch / "run" / "workspace" / "conftest.py").write_text("import os\nos._exit(0)\n")
+    r = run("def test_a():\n    assert False\n")
+    assert r.exit_code == 0 and not r.ok and r.outcome == "no_report"
+    assert "without reporting any test result" in r.output
+
+
+def test_clean_environment(run, monkeypatch):
+    r = run("import os\ndef test_env():\n    assert 'OPENAI_API_KEY' not in os.environ\n    assert 'HTTPS_PROXY' not in os.environ\n"
+            "    assert os.environ['HOME'].endswith('/sandbox/home')\n")
+    assert r.ok, r.output
+
+
+def test_runs_as_unprivileged_user_when_root(run):
+    if not ROOT_USER:
+        pytest.skip("only root switches users")
+    r = run("import os\ndef test_uid():\n    assert os.getuid() == 65534 and os.getgid() == 65534 and os.getgroups() == []\n")
+    assert r.ok, r.output
+
+
+def test_junit_parsing_counts_each_kind(tmp_path):
+    xml = tmp_path / "r.xml"
+    xml.write_text('<testsuites><testsuite><testcase classname="t" name="a"/>'
+                   '<testcase classname="t" name="b"><failure message="m">trace</failure></testcase>'
+                   '<testcase classname="t" name="c"><error message="e"/></testcase>'
+                   '<testcase classname="t" name="d"><skipped/></testcase></testsuite></testsuites>')
+    counts, problems = parse_junit(xml)
+    assert counts == {"passed": 1, "failed": 1, "errors": 1, "skipped": 1}
+    assert problems == [("FAILED", "t::b", "trace"), ("ERROR", "t::c", "e")]
+    assert parse_junit(tmp_path / "missing.xml") is None
