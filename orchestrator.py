@@ -305,14 +305,19 @@ class Orchestrator:
         if not hidden:
             return None
         folder = self.run_dir / "hidden"
-        shutil.copytree(self.workspace.root, folder / "workspace",
+        shutil.copytree(self.workspace.root, folder / "workspace", symlinks=True,
                         ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+        for added in (folder / "workspace").rglob("*"):  # the agent's own pytest set-up has no say here
+            rel = added.relative_to(folder / "workspace").as_posix()
+            if added.is_file() and added.name in act.COLLECTION_FILES and rel not in self.task.spec.files:
+                added.unlink()
         for rel, content in hidden.items():
             target = folder / "workspace" / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(content, encoding="utf-8")
         try:
-            run = self.sandbox.run_pytest(folder / "workspace", folder / "sandbox", network=self.task.spec.network or None)
+            run = self.sandbox.run_pytest(folder / "workspace", folder / "sandbox",
+                                          network=self.task.spec.network or None, targets=tuple(hidden))
         except KeyboardInterrupt:
             return None
         self.log.event("hidden_tests", self.step, **run.to_dict())

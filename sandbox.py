@@ -269,8 +269,10 @@ class Sandbox:
                                "is root (a parent folder is not searchable for others); use another runs_dir "
                                "or install bubblewrap")
 
-    def run_pytest(self, workdir: Path, scratch: Path, network: Optional[bool] = None) -> TestRun:
-        """One pytest run in workdir; scratch holds HOME, TMPDIR, the log and the JUnit report."""
+    def run_pytest(self, workdir: Path, scratch: Path, network: Optional[bool] = None,
+                   targets: tuple[str, ...] = ()) -> TestRun:
+        """One pytest run in workdir (on `targets`, or all it collects); scratch holds HOME,
+        TMPDIR, the log and the JUnit report."""
         for sub in ("home", "tmp"):
             (scratch / sub).mkdir(parents=True, exist_ok=True)
         report, log = scratch / "report.xml", scratch / "pytest.log"
@@ -280,6 +282,6 @@ class Sandbox:
                                   cfg.max_processes, cfg.open_files, cfg.network if network is None else network)
         env = isolation.clean_environment(scratch / "home", scratch / "tmp", self.python.parent)
         argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "--tb=short",
-                f"--junitxml={report}", "-o", "junit_logging=out-err"]
+                f"--junitxml={report}", "-o", "junit_logging=out-err", "--", *targets]
         result = isolation.run(self.confinement, self.python, argv, workdir, [workdir, scratch], env, log, limits)
         return summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, cfg)

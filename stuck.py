@@ -24,14 +24,19 @@ class StuckDetector:
     def observe(self, action_key: str, observation: str, state: str, noop: Optional[str]) -> Optional[str]:
         """Record one step; return a plain warning for the model when it repeats itself."""
         pair = hashlib.sha256(f"{action_key}\x00{observation}".encode()).hexdigest()
-        reason = noop
-        if reason is None and pair in self.seen:
-            reason = "you did exactly this before and got exactly this answer"
-        if reason is None and state != (self.states[-1] if self.states else None):
+        flipped = False
+        if state != (self.states[-1] if self.states else None):
             self.states.append(state)
             s = self.states
-            if len(s) >= 4 and s[-1] == s[-3] and s[-2] == s[-4]:
-                reason = "the files keep flipping back and forth between the same two versions"
+            flipped = len(s) >= 4 and s[-1] == s[-3] and s[-2] == s[-4]
+        if noop:
+            reason = noop
+        elif flipped:
+            reason = "the files keep flipping back and forth between the same two versions"
+        elif pair in self.seen:
+            reason = "you did exactly this before and got exactly this answer"
+        else:
+            reason = None
         self.seen.add(pair)
         if reason is None:
             self.repeats = 0

@@ -1,6 +1,7 @@
 """Tasks in their three forms, validated with an error that names the file and the field:
 
-- name.txt                 the prompt alone; the workspace starts empty
+- name.txt                 the prompt alone; the workspace starts empty (hidden tests, if any,
+                           in a sibling folder name.hidden_tests/)
 - name/                    task.txt or task.yaml, repo/ (starting workspace), hidden_tests/
 - name.yaml                prompt, files, hidden_tests, protected globs and limits in one file
 """
@@ -99,4 +100,5 @@ def load_task(path: Path) -> Task:
     prompt = _read_text(path).strip()
     if not prompt:
         raise ConfigError(f"{path}: the task file is empty; write what the agent should do")
-    return Task(id=path.stem, source=str(path), spec=_spec({"prompt": prompt}, path))
+    hidden = _read_tree(path.with_name(path.stem + ".hidden_tests"))
+    return Task(id=path.stem, source=str(path), spec=_spec({"prompt": prompt, "hidden_tests": hidden}, path))

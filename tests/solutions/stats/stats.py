@@ -1,0 +1,12 @@
+def median(xs):
+    """Return the median of a non-empty list of numbers."""
+    s = sorted(xs)
+    n = len(s)
+    if n % 2:
+        return s[n // 2]
+    return (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def moving_average(xs, k):
+    """Return the list of averages of each window of k consecutive items."""
+    return [sum(xs[i:i + k]) / k for i in range(len(xs) - k + 1)]

@@ -1,0 +1,176 @@
+"""A loop that cannot be gamed: a scripted fake model (FakeKoboldCpp, misbehaving on purpose)
+tries the tricks the seed article saw, and each run must end with the right status and the
+right words in the transcript."""
+from __future__ import annotations
+
+from conftest import ROOT
+from fake_servers import FakeKoboldCpp, action
+
+STATS = ROOT / "example_tasks" / "stats"
+SLUGIFY = ROOT / "example_tasks" / "slugify.yaml"
+GOOD_STATS = (ROOT / "tests" / "solutions" / "stats" / "stats.py").read_text()
+BAD_STATS = "def median(xs):\n    return 0\n\ndef moving_average(xs, k):\n    return []\n"
+
+
+def play(agent, task, script, *args):
+    with FakeKoboldCpp(script) as server:
+        return agent.run(task, "--server", server.url, *args)
+
+
+def test_editing_a_protected_test_is_refused(agent):
+    run = play(agent, STATS, [
+        action("write_file", path="test_stats.py", content="def test_nothing():\n    pass\n"),
+        action("edit_file", path="test_stats.py", old="== 2.5", new="== 2"),
+        action("write_file", path="./sub/../test_stats.py", content=""),
+    ], "--max-steps", "3")
+    texts = [o["text"] for o in run.of_type("observation")]
+    assert all("protected test file" in t for t in texts), texts
+    assert (run.run_dir / "workspace" / "test_stats.py").read_text() == (STATS / "repo" / "test_stats.py").read_text()
+    assert run.result["status"] == "step_limit" and run.code == 1
+
+
+def test_a_conftest_that_skips_everything_is_refused(agent):
+    run = play(agent, STATS, [
+        action("write_file", path="conftest.py", content="collect_ignore_glob = ['*']\n"),
+        action("write_file", path="sub/conftest.py", content="import pytest\npytestmark = pytest.mark.skip\n"),
+    ], "--max-steps", "2")
+    texts = [o["text"] for o in run.of_type("observation")]
+    assert all("would change how the protected tests are collected" in t for t in texts), texts
+    assert not (run.run_dir / "workspace" / "conftest.py").exists()
+
+
+def test_finishing_on_a_stale_green_run_is_refused(agent):
+    run = play(agent, STATS, [
+        action("write_file", path="stats.py", content=GOOD_STATS),
+        action("run_tests"),
+        action("write_file", path="stats.py", content=BAD_STATS),
+        action("finish", summary="fixed"),
+    ], "--max-steps", "4")
+    refused = run.of_type("finish_refused")
+    assert len(refused) == 1 and "files changed after the last green run, and the tests now fail" in refused[0]["reason"]
+    assert run.result["finish_accepted"] is False and run.result["status"] == "step_limit"
+
+
+def test_tests_rewritten_by_code_at_test_time_are_caught_and_restored(agent):
+    sneaky = ("import pathlib\npathlib.Path(__file__).with_name('test_stats.py').write_text("
+              "'def test_ok():\\n    pass\\n')\n" + BAD_STATS)
+    run = play(agent, STATS, [
+        action("write_file", path="stats.py", content=sneaky),
+        action("run_tests"),   # the original tests still run (and fail) while the file is rewritten
+        action("edit_file", path="stats.py", old="return 0", new="return 1"),
+        action("run_tests"),   # now only the rewritten test runs: green
+        action("finish", summary="done"),
+    ], "--max-steps", "5")
+    assert [t["ok"] for t in run.of_type("test_run")] == [False, True]
+    refused = run.of_type("finish_refused")
+    assert len(refused) == 1 and "protected test files were changed: test_stats.py" in refused[0]["reason"]
+    assert (run.run_dir / "workspace" / "test_stats.py").read_text() == (STATS / "repo" / "test_stats.py").read_text()
+    assert run.result["status"] == "step_limit" and run.result["hidden_tests"]["ok"] is False
+
+
+def test_passing_visible_tests_with_a_wrong_solution_is_not_solved(agent):
+    run = play(agent, SLUGIFY, [
+        action("write_file", path="slugify.py", content="def slugify(text):\n    return text.lower().replace(' ', '-')\n"),
+        action("run_tests"),
+        action("finish", summary="slugify done"),
+    ])
+    assert run.of_type("finish_accepted")
+    result = run.result
+    assert result["finish_accepted"] is True and result["last_test_run"]["ok"] is True
+    assert result["status"] == "unsolved" and "hidden tests failed" in result["reason"]
+    assert result["hidden_tests"]["failed"] >= 4 and result["hidden_tests"]["ok"] is False
+    assert run.code == 1
+    assert "Hidden tests: " in run.proc.stdout
+    hidden = run.of_type("hidden_tests")[0]
+    assert "FAILED" in hidden["output"]
+
+
+def test_a_right_solution_is_solved_by_visible_and_hidden_tests(agent):
+    good = (ROOT / "tests" / "solutions" / "slugify" / "slugify.py").read_text()
+    run = play(agent, SLUGIFY, [action("write_file", path="slugify.py", content=good), action("run_tests"),
+                                action("finish", summary="done")])
+    assert run.code == 0 and run.result["status"] == "solved" and run.result["hidden_tests"]["ok"] is True
+
+
+def test_stopping_without_finish_gets_the_test_results_then_gives_up(agent):
+    run = play(agent, STATS, ["I have fixed the bugs.", "", "All done!"])
+    texts = [o["text"] for o in run.of_type("observation")]
+    assert len(texts) == 2 and all("You stopped without an action" in t and "I ran the tests for you" in t for t in texts)
+    assert "FAILED test_stats::test_median_even" in texts[0]
+    assert len(run.of_type("test_run")) == 2
+    assert run.result["status"] == "unsolved" and "stopped without finish 3 times" in run.result["reason"]
+
+
+def test_a_nudge_with_green_tests_invites_finish(agent):
+    run = play(agent, STATS, [action("write_file", path="stats.py", content=GOOD_STATS), "Done.",
+                              action("finish", summary="fixed")])
+    assert "They pass: if the task is done, reply with the finish action." in run.of_type("observation")[1]["text"]
+    assert run.result["status"] == "solved"
+
+
+def test_the_same_write_five_times_ends_stuck(agent):
+    write = action("write_file", path="stats.py", content=BAD_STATS)
+    run = play(agent, STATS, [write] * 6)
+    texts = [o["text"] for o in run.of_type("observation")]
+    assert "already has exactly this content" in texts[1] and "repeat 1 of 4" in texts[1]
+    assert run.result["status"] == "stuck" and run.result["steps"] == 5
+
+
+def test_rerunning_tests_and_rereading_without_change_are_noted(agent):
+    run = play(agent, STATS, [action("run_tests"), action("run_tests"), action("read_file", path="stats.py"),
+                              action("read_file", path="stats.py")], "--max-steps", "4")
+    texts = [o["text"] for o in run.of_type("observation")]
+    assert texts[1].startswith("Nothing changed since the test run at step 1") and "repeat 1 of 4" in texts[1]
+    assert len(run.of_type("test_run")) == 1
+    assert "has not changed since you last read it" in texts[3]
+
+
+def test_flipping_between_two_versions_ends_stuck(agent):
+    a = action("write_file", path="stats.py", content=BAD_STATS)
+    b = action("write_file", path="stats.py", content=GOOD_STATS)
+    run = play(agent, STATS, [a, b, a, b, a, b, a, b])
+    assert "keep flipping back and forth" in run.transcript_text()
+    assert run.result["status"] == "stuck"
+
+
+def test_an_edit_whose_old_text_matches_twice_is_an_error(agent):
+    run = play(agent, STATS, [
+        action("edit_file", path="stats.py", old="    return", new="    return None or"),
+        action("edit_file", path="stats.py", old="return s[n // 2]", new="return s[(n - 1) // 2]"),
+    ], "--max-steps", "2")
+    texts = [o["text"] for o in run.of_type("observation")]
+    assert "'old' occurs 2 times in stats.py; it must occur exactly once" in texts[0]
+    assert texts[1].startswith("Edited stats.py")
+    assert "s[(n - 1) // 2]" in (run.run_dir / "workspace" / "stats.py").read_text()
+
+
+def test_hidden_tests_run_whatever_the_status(agent):
+    run = play(agent, STATS, [action("write_file", path="stats.py", content=GOOD_STATS)], "--max-steps", "1")
+    assert run.result["status"] == "step_limit"
+    assert run.result["hidden_tests"] == {"passed": 6, "failed": 0, "errors": 0, "skipped": 0, "ok": True,
+                                          "outcome": "completed"}
+    assert (run.run_dir / "hidden" / "workspace" / "test_stats_hidden.py").exists()
+    assert not (run.run_dir / "workspace" / "test_stats_hidden.py").exists()
+
+
+def test_edit_actions_can_be_switched_off(agent):
+    agent.settings["edit_actions"] = False
+    with FakeKoboldCpp([action("list_files")]) as server:
+        run = agent.run(STATS, "--server", server.url, "--max-steps", "1")
+    assert "Unknown action 'list_files'" in run.of_type("observation")[0]["text"]
+    body = server.bodies("/v1/chat/completions")[0]
+    assert "editfile" not in body["grammar"] and "edit_file" not in body["messages"][0]["content"]
+
+
+def test_hidden_tests_ignore_the_agents_own_tests_and_pytest_setup(agent):
+    fizzbuzz = (ROOT / "tests" / "solutions" / "fizzbuzz" / "fizzbuzz.py").read_text()
+    run = play(agent, ROOT / "example_tasks" / "fizzbuzz.txt", [
+        action("write_file", path="fizzbuzz.py", content=fizzbuzz),
+        action("write_file", path="conftest.py", content="import pytest\n\ndef pytest_collection_modifyitems(items):\n"
+                                                         "    for item in items:\n        item.add_marker(pytest.mark.skip)\n"),
+        action("write_file", path="test_mine.py", content="def test_wrong():\n    assert False\n"),
+        action("run_tests"),
+    ], "--max-steps", "4")
+    assert run.result["last_test_run"]["skipped"] == 1 and not run.result["last_test_run"]["ok"]
+    assert run.result["hidden_tests"]["passed"] == 9 and run.result["hidden_tests"]["ok"] is True
+    assert run.result["status"] == "step_limit"
