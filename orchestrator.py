@@ -329,14 +329,20 @@ class Orchestrator:
 
     def _fit_context(self) -> None:
         """Never send a request blind into an overflow: elide the oldest observations and
-        replies until the history fits, or stop the run."""
+        replies, then cut the latest observation, until the history fits; else stop the run."""
         budget = self.backend.context_size - self.config.max_tokens - 64
-        for index in range(2, len(self.messages) - 4):
+        for index in range(2, len(self.messages) - 1):
             if self._tokens() <= budget:
                 return
             if self.messages[index]["content"] != ELIDED:
                 self.messages[index] = {**self.messages[index], "content": ELIDED}
                 self.log.event("context_elided", self.step, message_index=index)
+        full = self.messages[-1]["content"]
+        keep = len(full)
+        while len(self.messages) > 2 and self._tokens() > budget and keep > 200:
+            keep //= 2
+            self.messages[-1]["content"] = full[:keep] + "\n[... cut to fit the context window]"
+            self.log.event("context_elided", self.step, message_index=len(self.messages) - 1)
         if self._tokens() > budget:
             raise RunEnded("error", f"the history no longer fits the context ({self.backend.context_size} tokens) "
                                     f"with {self.config.max_tokens} tokens left for the reply")

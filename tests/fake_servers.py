@@ -195,8 +195,8 @@ class FakeLlamaServer(ScriptedServer):
                 message["tool_calls"] = [{"id": "c1", "type": "function", "function": {
                     "name": item["tool"], "arguments": json.dumps(item.get("arguments", {}))}}]
                 finish = "tool_calls"
-            prompt_n = sum(len(m.get("content") or "") for m in body["messages"]) // 4
-            cached = max(0, prompt_n - 40) if self.generations > 1 else 0
+            prompt_n = 10 + sum(len(m.get("content") or "") for m in body["messages"]) // 4  # + template
+            cached = prompt_n - 5 if self.generations > 1 else 0  # an append-only history reuses the cache
             predicted = max(1, len(message["content"]) // 4)
             return 200, {"choices": [{"index": 0, "message": message, "finish_reason": finish}],
                          "model": "fake-coder.gguf", "object": "chat.completion",
