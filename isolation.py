@@ -254,6 +254,15 @@ def hand_over(paths: list[Path], uid: int) -> None:
                 os.lchown(os.path.join(folder, name), uid, uid)
 
 
+def _kill_run(proc: subprocess.Popen) -> None:
+    kill_tree(proc.pid, set())
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
         env: dict[str, str], log: Path, limits: Limits) -> Outcome:
     """Run `python argv...` in workdir, confined; stdout and stderr go to `log`."""
@@ -275,12 +284,11 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
                 exit_code = 128 - exit_code
         except subprocess.TimeoutExpired:
             timed_out, exit_code = True, None
-            kill_tree(proc.pid, set())
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
+            _kill_run(proc)
+        except BaseException:  # Ctrl-C while the tests run: take them down with us
+            _kill_run(proc)
+            kill_tree(os.getpid(), before)
+            raise
     seconds = time.monotonic() - start
     leftovers = kill_tree(os.getpid(), before)
     return Outcome(exit_code, timed_out, seconds, leftovers)

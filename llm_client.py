@@ -203,7 +203,7 @@ class KoboldCpp(HttpBackend):
     Its `usage` is a constant on 1.76, so tokens come from /api/extra/perf and tokencount."""
 
     name = "koboldcpp"
-    protocols = ("grammar", "tools", "json_schema")
+    protocols = ("grammar", "tools", "json_schema", "none")
 
     def __init__(self, config: Config, url: str):
         super().__init__(config, url)
@@ -237,7 +237,7 @@ class KoboldCpp(HttpBackend):
                 body["grammar"] = fmt.grammar
             elif protocol == "json_schema":
                 body["response_format"] = {"type": "json_schema", "json_schema": {"name": "action", "schema": fmt.schema}}
-            else:
+            elif protocol == "tools":
                 body["tools"], body["tool_choice"] = fmt.tools, "required"
             response = self.request("POST", "/v1/chat/completions", body)
             if response.status_code == 404:
@@ -252,7 +252,7 @@ class KoboldCpp(HttpBackend):
         data = self.post_json("/api/v1/generate", {
             "prompt": prompt, "max_length": cfg.max_tokens, "max_context_length": self.context_size,
             "temperature": cfg.temperature, "stop_sequence": ["<|im_end|>", "<|im_start|>"],
-            "trim_stop": True, "grammar": fmt.grammar, "grammar_retain_state": False})
+            "trim_stop": True, **({"grammar": fmt.grammar, "grammar_retain_state": False} if protocol != "none" else {})})
         try:
             result = data["results"][0]
         except (KeyError, IndexError, TypeError):
@@ -288,7 +288,7 @@ class OpenAICompatible(HttpBackend):
         first = (models.get("data") or [{}])[0] if isinstance(models.get("data"), list) else {}
         self.flavour = "llama-server" if props else ("llama-cpp-python" if first.get("owned_by") == "me" else "openai")
         grammar_ok = self.flavour in ("llama-server", "llama-cpp-python")
-        self.protocols = ("grammar", "json_schema", "tools") if grammar_ok else ("json_schema", "tools")
+        self.protocols = ("grammar", "json_schema", "tools", "none") if grammar_ok else ("json_schema", "tools", "none")
         if not self.model:
             self.model = first.get("id")
         if not config.context_size:
@@ -322,7 +322,7 @@ class OpenAICompatible(HttpBackend):
         elif protocol == "json_schema":
             body["response_format"] = ({"type": "json_object", "schema": fmt.schema} if self.flavour == "llama-cpp-python"
                                        else {"type": "json_schema", "json_schema": {"name": "action", "schema": fmt.schema}})
-        else:
+        elif protocol == "tools":
             body["tools"], body["tool_choice"] = fmt.tools, "required"
         data = self.post_json("/v1/chat/completions", body)
         text, finish = _chat_choice(data)
@@ -340,7 +340,7 @@ class Ollama(HttpBackend):
     default silently cuts long agent histories."""
 
     name = "ollama"
-    protocols = ("json_schema", "tools")
+    protocols = ("json_schema", "tools", "none")
 
     def __init__(self, config: Config, url: str):
         super().__init__(config, url)
@@ -363,7 +363,7 @@ class Ollama(HttpBackend):
             body["think"] = cfg.thinking
         if protocol == "tools":
             body["tools"] = fmt.tools
-        else:
+        elif protocol == "json_schema":
             body["format"] = fmt.schema
         data = self.post_json("/api/chat", body)
         message = data.get("message") or {}
@@ -395,7 +395,7 @@ class Embedded(Backend):
     """llama-cpp-python in this process, with the GBNF grammar; SmolLM2-135M by default."""
 
     name = "embedded"
-    protocols = ("grammar",)
+    protocols = ("grammar", "none")
 
     def __init__(self, config: Config):
         super().__init__(config)
@@ -421,7 +421,8 @@ class Embedded(Backend):
         start = time.monotonic()
         if fmt.grammar not in self._grammars:
             self._grammars[fmt.grammar] = self.llama_cpp.LlamaGrammar.from_string(fmt.grammar, verbose=False)
-        data = self.llm.create_chat_completion(messages=messages, grammar=self._grammars[fmt.grammar],
+        grammar = self._grammars[fmt.grammar] if protocol == "grammar" else None
+        data = self.llm.create_chat_completion(messages=messages, grammar=grammar,
                                                max_tokens=self.config.max_tokens,
                                                temperature=self.config.temperature)
         text, finish = _chat_choice(data)

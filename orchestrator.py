@@ -13,7 +13,7 @@ from typing import Callable, Optional
 import actions as act
 from config import Config
 from llm_client import ActionFormat, Backend, BackendError, Reply
-from runlog import RunLog
+from runlog import RunLog, read_transcript
 from sandbox import Sandbox, TestRun
 from stuck import StuckDetector
 from tasks import Task
@@ -67,16 +67,19 @@ def _short(text: str, limit: int = 160) -> str:
 
 class Orchestrator:
     def __init__(self, task: Task, backend: Backend, sandbox: Sandbox, config: Config, run_dir: Path,
-                 say: Callable[[str], None] = print):
+                 say: Callable[[str], None] = print, resume: bool = False):
+        """A new run in the empty folder run_dir, or (resume) the continuation of the run there."""
         self.task, self.backend, self.sandbox, self.config = task, backend, sandbox, config
-        self.run_dir, self.say = run_dir, say
+        self.run_dir, self.say, self.resume = run_dir, say, resume
         self.enabled = act.ALL_ACTIONS if config.edit_actions else act.BASE_ACTIONS
         self.format = ActionFormat(self.enabled)
         self.protocol = backend.pick_protocol()
         self.max_steps = task.spec.max_steps or config.max_steps
+        self.earlier = read_transcript(run_dir) if resume else []
         self.log = RunLog(run_dir)
-        self.workspace = act.Workspace(self._make_workspace(), task.protected_files())
-        self.protected_hashes = {p: hashlib.sha256((self.workspace.root / p).read_bytes()).hexdigest()
+        self.workspace = act.Workspace(run_dir / "workspace" if resume else self._make_workspace(),
+                                       task.protected_files())
+        self.protected_hashes = {p: hashlib.sha256(task.spec.files[p].encode("utf-8")).hexdigest()
                                  for p in self.workspace.protected}
         self.messages: list[dict] = []
         self.stuck = StuckDetector(config.stuck_limit)
@@ -106,12 +109,15 @@ class Orchestrator:
         self.say(f"Run folder: {self.run_dir}")
         self.say(f"Model: {self.backend.describe()}; protocol {self.protocol}")
         self.say(f"Sandbox: {self.sandbox.describe()}")
-        self.log.event("start", task_id=self.run_dir.name, task=self.task.id, source=self.task.source, prompt=self.task.spec.prompt,
+        self.messages = [{"role": "system", "content": system_prompt(self.enabled)},
+                         {"role": "user", "content": self._task_message()}]
+        if self.resume:
+            self._replay()
+        self.log.event("resume" if self.resume else "start", self.step or None, task_id=self.run_dir.name,
+                       task=self.task.id, source=str(Path(self.task.source).resolve()), prompt=self.task.spec.prompt,
                        backend=self.backend.describe(), protocol=self.protocol, sandbox=self.sandbox.describe(),
                        max_steps=self.max_steps, protected=sorted(self.workspace.protected),
                        actions=[m.tag() for m in self.enabled])
-        self.messages = [{"role": "system", "content": system_prompt(self.enabled)},
-                         {"role": "user", "content": self._task_message()}]
         try:
             while True:
                 if self.step >= self.max_steps:
@@ -147,6 +153,34 @@ class Orchestrator:
         self.say(f"Result: {status} ({reason}) after {self.step} steps. Log: {self.run_dir / 'transcript.jsonl'}")
         return result
 
+    def _replay(self) -> None:
+        """Rebuild the history and counters of an interrupted run from its transcript. The latest
+        test run is kept for the model to read, but finish will re-run the tests (files may
+        have changed while the run was stopped)."""
+        for event in self.earlier:
+            kind = event["type"]
+            if kind == "llm_reply":
+                self.step = event["step"]
+                text = act.strip_thinking(event["text"]).strip()
+                if event["error"] is None:
+                    self.messages.append({"role": "assistant", "content": text})
+                    self.invalid_in_row = 0
+                else:
+                    self.messages.append({"role": "assistant", "content": text[:800] or "(empty reply)"})
+                    self.invalid_total += 1
+                    self.invalid_in_row += 1
+                self.tokens["prompt"] += event.get("prompt_tokens") or 0
+                self.tokens["completion"] += event.get("completion_tokens") or 0
+                self.seconds["llm"] += event.get("seconds") or 0
+            elif kind == "observation":
+                self.messages.append({"role": "user", "content": f"Observation:\n{event['text']}"})
+                self.nudges += event["text"].startswith("You stopped without an action")
+            elif kind == "test_run":
+                self.last_run = TestRun(**{k: event[k] for k in TestRun.__dataclass_fields__})
+                self.last_run_step = event["step"]
+                self.seconds["tests"] += event["seconds"]
+        self.say(f"Resuming after step {self.step} ({len(self.messages) - 2} messages replayed).")
+
     def _task_message(self) -> str:
         files = self.workspace.files()
         listing = "\n".join(files) if files else "(empty)"
@@ -170,7 +204,8 @@ class Orchestrator:
             return
         self.log.event("llm_reply", self.step, text=reply.text, action=action.model_dump(), error=None, **self._usage(reply))
         self.invalid_in_row = 0
-        self.messages.append({"role": "assistant", "content": action.model_dump_json()})
+        # the model's own text, not a re-serialisation: the server's KV cache holds exactly it
+        self.messages.append({"role": "assistant", "content": act.strip_thinking(reply.text).strip()})
         self.say(f"[{self.step}] thought: {_short(action.thought)}")
         self.say(f"    action: {self._describe(action)}")
         observation, noop = self._execute(action)

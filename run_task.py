@@ -6,6 +6,7 @@ unreachable or unusable.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -13,7 +14,7 @@ from typing import Optional
 import llm_client
 from config import ConfigError, load_config
 from orchestrator import Orchestrator
-from runlog import new_run_dir
+from runlog import new_run_dir, read_transcript
 from sandbox import Sandbox, SandboxError
 from tasks import load_task
 
@@ -21,10 +22,12 @@ from tasks import load_task
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description="A local test-driven coding agent: a local model writes code and "
                                             "tests, runs pytest in a sandbox, and fixes its code until the tests pass.")
-    p.add_argument("--task", required=True, type=Path, help="a task: name.txt, a task folder, or name.yaml")
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--task", type=Path, help="a task: name.txt, a task folder, or name.yaml")
+    what.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue an interrupted or unfinished run")
     p.add_argument("--server", help="model server URL (default http://127.0.0.1:5001; env AGENT_SERVER)")
     p.add_argument("--backend", choices=["auto", "koboldcpp", "openai", "ollama", "embedded"])
-    p.add_argument("--protocol", choices=["auto", "grammar", "json_schema", "tools"])
+    p.add_argument("--protocol", choices=["auto", "grammar", "json_schema", "tools", "none"])
     p.add_argument("--model", help="model name to request (Ollama, vLLM, LM Studio)")
     p.add_argument("--model-path", help="GGUF file for the embedded backend")
     p.add_argument("--max-steps", type=int, help="model turns before the run stops")
@@ -34,6 +37,17 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--sandbox-python", help="interpreter that runs the tests (needs pytest)")
     p.add_argument("--isolation", choices=["auto", "bwrap", "basic"], help="sandbox layer")
     return p
+
+
+def resumable_task(run_dir: Path) -> Path:
+    """The task of an earlier run, if that run can go on (it exists and was not solved)."""
+    start = next((e for e in read_transcript(run_dir) if e["type"] == "start"), None)
+    if start is None or not (run_dir / "workspace").is_dir():
+        raise ConfigError(f"{run_dir}: not a run folder (no transcript.jsonl with a start event, or no workspace/)")
+    result = run_dir / "result.json"
+    if result.exists() and json.loads(result.read_text()).get("status") == "solved":
+        raise ConfigError(f"{run_dir}: that run is already solved; there is nothing to resume")
+    return Path(start["source"])
 
 
 def fail(message: str, code: int) -> int:
@@ -48,7 +62,7 @@ def main(argv: Optional[list[str]] = None) -> int:
                  "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
     try:
         config, server_named = load_config(args.config, overrides)
-        task = load_task(args.task)
+        task = load_task(args.task or resumable_task(args.resume))
     except ConfigError as e:
         return fail(str(e), 2)
     if task.spec.timeout:
@@ -59,13 +73,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         return fail(str(e), 3)
     try:
         sandbox = Sandbox(config.sandbox)
-        runs_dir = Path(config.runs_dir)
+        runs_dir = args.resume.parent if args.resume else Path(config.runs_dir)
         runs_dir.mkdir(parents=True, exist_ok=True)
         sandbox.check_folder(runs_dir)
-        run_dir = new_run_dir(runs_dir, args.run_id or task.id)
+        run_dir = args.resume or new_run_dir(runs_dir, args.run_id or task.id)
     except (SandboxError, OSError) as e:
         return fail(str(e), 2)
-    result = Orchestrator(task, backend, sandbox, config, run_dir).run()
+    result = Orchestrator(task, backend, sandbox, config, run_dir, resume=bool(args.resume)).run()
     print(f"Run folder: {run_dir}")
     return 0 if result["status"] == "solved" else 1
 

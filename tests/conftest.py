@@ -67,12 +67,19 @@ class Agent:
         path.write_text(text)
         return path
 
-    def run(self, task: Path, *args: str, env: Optional[dict] = None, timeout: float = 600) -> AgentRun:
+    def command(self, task: Optional[Path], *args: str) -> list[str]:
+        """The command line (without --task when task is None, e.g. with --resume)."""
         self.config.write_text(yaml.safe_dump(self.settings))
+        what = ["--task", str(task)] if task else []
+        return [sys.executable, str(ROOT / "run_task.py"), *what, "--config", str(self.config), *args]
+
+    def environment(self, extra: Optional[dict] = None) -> dict:
         environ = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
-        environ.update(env or {})
-        cmd = [sys.executable, str(ROOT / "run_task.py"), "--task", str(task), "--config", str(self.config), *args]
-        proc = subprocess.run(cmd, cwd=self.folder, capture_output=True, text=True, env=environ, timeout=timeout)
+        return {**environ, **(extra or {})}
+
+    def run(self, task: Optional[Path], *args: str, env: Optional[dict] = None, timeout: float = 600) -> AgentRun:
+        proc = subprocess.run(self.command(task, *args), cwd=self.folder, capture_output=True, text=True,
+                              env=self.environment(env), timeout=timeout)
         runs = sorted((self.folder / "runs").glob("*"), key=lambda p: p.stat().st_mtime) if (self.folder / "runs").exists() else []
         return AgentRun(proc, runs[-1] if runs else None)
 

@@ -10,12 +10,14 @@ and they record every request so tests can check the shape the agent sent.
 A scripted reply is a string (the model's text), or a dict:
   {"text": ..., "truncated": True}   the reply was cut at max tokens
   {"status": 503}                    the server answers with this HTTP status instead
+  {"delay": 30, ...}                 the reply comes after that many seconds
   {"tool": name, "arguments": {...}, "content": "..."}  a native tool call (tools protocol)
 """
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional, Union
 
@@ -54,6 +56,7 @@ class ScriptedServer:
             self.generations += 1
         if isinstance(item, str):
             item = {"text": item}
+        time.sleep(item.get("delay", 0))  # a slow model, to interrupt a run mid-request
         return item
 
     def route(self, method: str, path: str, body: Optional[dict]) -> tuple[int, Any]:

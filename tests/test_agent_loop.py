@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 
 from conftest import ROOT
 from fake_servers import FakeKoboldCpp, action
@@ -257,3 +259,37 @@ def test_reruns_never_overwrite_an_earlier_run(agent):
         second = agent.run(agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "1")
     assert first.run_dir.name == "t" and second.run_dir.name == "t-2"
     assert json.loads((first.run_dir / "result.json").read_text())["task_id"] == "t"
+
+
+def test_ctrl_c_leaves_an_interrupted_result_and_the_run_can_be_resumed(agent):
+    task = agent.write_task("fb.txt", TASK)
+    with FakeKoboldCpp([action("write_file", path="fizzbuzz.py", content=FIXED), {"delay": 60, "text": "x"}]) as server:
+        proc = subprocess.Popen(agent.command(task, "--server", server.url), cwd=agent.folder, env=agent.environment(),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while server.generations < 2:
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+    run_dir = agent.folder / "runs" / "fb"
+    assert proc.returncode == 1 and "interrupted" in out
+    assert json.loads((run_dir / "result.json").read_text())["status"] == "interrupted"
+
+    with FakeKoboldCpp([action("write_file", path="test_fizzbuzz.py", content=TESTS), action("run_tests"),
+                        action("finish", summary="done")]) as server:
+        resumed = agent.run(None, "--resume", str(run_dir), "--server", server.url)
+    assert resumed.code == 0, resumed.proc.stdout + resumed.proc.stderr
+    assert resumed.run_dir == run_dir and "Resuming after step 1" in resumed.proc.stdout
+    first = server.bodies("/v1/chat/completions")[0]["messages"]
+    assert '"write_file"' in first[2]["content"] and first[3]["content"].startswith("Observation:\nWrote")
+    kinds = [e["type"] for e in resumed.events]
+    assert kinds.count("start") == 1 and kinds.count("resume") == 1 and kinds[-1] == "end"
+    assert resumed.result["status"] == "solved" and resumed.result["steps"] == 4  # step 2 was cut short
+
+
+def test_a_solved_run_cannot_be_resumed(agent):
+    with FakeKoboldCpp([action("write_file", path="fizzbuzz.py", content=FIXED),
+                        action("write_file", path="test_fizzbuzz.py", content=TESTS),
+                        action("run_tests"), action("finish", summary="done")]) as server:
+        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url)
+    again = agent.run(None, "--resume", str(run.run_dir))
+    assert again.code == 2 and "already solved" in _one_line_error(again)

@@ -212,3 +212,12 @@ def test_no_server_configured_falls_back_to_the_bundled_model(monkeypatch):
     backend = llm_client.connect(config, server_named=False, say=said.append)
     assert isinstance(backend, llm_client.Embedded) and backend.model.startswith("SmolLM2-135M")
     assert len(said) == 1 and "bundled demo model" in said[0]
+
+
+def test_protocol_none_sends_no_constraint_but_replies_are_still_validated():
+    with FakeLlamaServer(["Sure! Here is the code."]) as server:
+        reply = connect(server, protocol="none").complete(MESSAGES, FMT, "none")
+    body = server.bodies("/v1/chat/completions")[0]
+    assert not {"grammar", "json_schema", "response_format", "tools"} & set(body)
+    with pytest.raises(act.InvalidReply):
+        act.parse(reply.text)

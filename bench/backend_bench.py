@@ -1,0 +1,131 @@
+"""Valid-action rate and seconds per turn, per backend, with and without the constraint, on the
+small bundled model (SmolLM2-135M). Prints a table; asserts nothing.
+
+Each "turn" is one request with a realistic agent history (the system prompt, one of the example
+tasks, and 0-2 earlier steps); a turn counts as valid when actions.parse accepts the reply.
+
+    .venv/bin/python bench/backend_bench.py [--turns 20] [--llama-server PATH] [--koboldcpp URL]
+
+Backends: embedded (in-process), openai against llama-cpp-python's server (started here), and,
+when given, a llama-server binary (started here) or a running KoboldCPP.
+"""
+from __future__ import annotations
+
+import argparse
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import actions as act  # noqa: E402
+import llm_client  # noqa: E402
+from config import Config  # noqa: E402
+from orchestrator import system_prompt  # noqa: E402
+from tasks import load_task  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "example_tasks"
+TASKS = ["fizzbuzz.txt", "stats", "todo", "bank", "slugify.yaml", "invoice"]
+
+
+def histories(turns: int) -> list[list[dict]]:
+    """`turns` message lists: each task at its start, after listing files, after a red test run."""
+    system = {"role": "system", "content": system_prompt(act.ALL_ACTIONS)}
+    out = []
+    for i in range(turns):
+        task = load_task(EXAMPLES / TASKS[i % len(TASKS)])
+        files = "\n".join(task.spec.files) or "(empty)"
+        messages = [system, {"role": "user", "content": f"Task:\n{task.spec.prompt}\n\nFiles in the workspace:\n{files}"}]
+        stage = (i // len(TASKS)) % 3
+        if stage >= 1:
+            messages += [{"role": "assistant", "content": '{"thought": "see what is there", "action": "list_files"}'},
+                         {"role": "user", "content": f"Observation:\n{files}"}]
+        if stage >= 2:
+            messages += [{"role": "assistant", "content": '{"thought": "check the tests", "action": "run_tests"}'},
+                         {"role": "user", "content": "Observation:\npytest: 3 tests: 1 passed, 2 failed\n\nFAILED "
+                          "test_x::test_a\nE   assert 2 == 2.5"}]
+        out.append(messages)
+    return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(cmd: list[str], url: str, probe: str) -> subprocess.Popen:
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(240):
+        try:
+            if httpx.get(url + probe, timeout=2).status_code == 200:
+                return proc
+        except httpx.TransportError:
+            pass
+        time.sleep(0.5)
+    proc.kill()
+    raise SystemExit(f"{cmd[0]} did not start")
+
+
+def measure(backend: llm_client.Backend, protocol: str, turns: list[list[dict]]) -> tuple[int, list[float], list[int]]:
+    fmt = llm_client.ActionFormat(act.ALL_ACTIONS)
+    valid, seconds, tokens = 0, [], []
+    for messages in turns:
+        reply = backend.complete(messages, fmt, protocol)
+        seconds.append(reply.seconds)
+        tokens.append(reply.completion_tokens or 0)
+        try:
+            act.parse(reply.text)
+            valid += 1
+        except act.InvalidReply:
+            pass
+    return valid, seconds, tokens
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=20)
+    parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--llama-server", help="path of a llama-server binary to start with SmolLM2")
+    parser.add_argument("--koboldcpp", help="URL of a running KoboldCPP (started with SmolLM2)")
+    args = parser.parse_args()
+    model = llm_client.smollm2_path()
+    if not model:
+        raise SystemExit("run ./install.sh first: the bundled SmolLM2 is missing")
+    config = Config(max_tokens=args.max_tokens, temperature=0.2, retries=0)
+    turns = histories(args.turns)
+    procs, backends = [], {"embedded": llm_client.Embedded(config)}
+    port = free_port()
+    procs.append(start([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+                        "--port", str(port), "--chat_format", "chatml", "--n_ctx", "4096"],
+                       f"http://127.0.0.1:{port}", "/v1/models"))
+    backends["llama-cpp-python server"] = llm_client.connect(Config(**{**config.model_dump(), "server": f"http://127.0.0.1:{port}"}), True)
+    if args.llama_server:
+        port = free_port()
+        procs.append(start([args.llama_server, "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", "4096",
+                            "--jinja", "-np", "1"], f"http://127.0.0.1:{port}", "/health"))
+        backends["llama-server"] = llm_client.connect(Config(**{**config.model_dump(), "server": f"http://127.0.0.1:{port}"}), True)
+    if args.koboldcpp:
+        backends["koboldcpp"] = llm_client.connect(Config(**{**config.model_dump(), "server": args.koboldcpp}), True)
+    print(f"SmolLM2-135M-Instruct Q4_1, {args.turns} turns per row, max_tokens {args.max_tokens}, temperature 0.2")
+    print(f"{'backend':<26} {'protocol':<12} {'valid':>7} {'median s/turn':>14} {'mean s/turn':>12} {'mean tokens':>12}")
+    try:
+        for name, backend in backends.items():
+            constrained = [p for p in backend.protocols if p in ("grammar", "json_schema")]
+            for protocol in constrained + ["none"]:
+                valid, seconds, tokens = measure(backend, protocol, turns)
+                print(f"{name:<26} {protocol:<12} {valid:>3}/{len(turns):<3} {statistics.median(seconds):>14.2f} "
+                      f"{statistics.mean(seconds):>12.2f} {statistics.mean(tokens):>12.0f}", flush=True)
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()
