@@ -60,7 +60,6 @@ class Config(BaseModel):
     stuck_limit: int = Field(4, ge=2, description="Repeats of the same action and observation (or of a no-op) before the run ends as stuck.")
     max_nudges: int = Field(2, ge=0, description="Times the agent runs the tests for a model that stopped without finish before giving up.")
     runs_dir: str = Field("runs", description="Folder that holds one folder per run.")
-    decider: Optional[str] = Field(None, description="Decision-model server URL (reserved).")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
 
     def server_url(self) -> str:
@@ -70,7 +69,7 @@ class Config(BaseModel):
 def _commented_defaults() -> str:
     """The YAML a first run writes: every field, its default, and what it does."""
     lines = ["# Settings of the local test-driven coding agent.",
-             "# Environment variables AGENT_SERVER and AGENT_DECIDER override this file; flags override both.", ""]
+             "# The environment variable AGENT_SERVER overrides this file; flags override both.", ""]
 
     def emit(model: type[BaseModel], indent: str) -> None:
         defaults = model()
@@ -136,8 +135,7 @@ def load_config(path: Optional[Path] = None, overrides: Optional[dict[str, Any]]
     elif not path.exists():
         raise ConfigError(f"{path}: config file not found")
     data = _read_yaml(path) if path.exists() else {}
-    env_values = {key: environ[var] for key, var in (("server", "AGENT_SERVER"), ("decider", "AGENT_DECIDER"))
-                  if environ.get(var)}
+    env_values = {"server": environ["AGENT_SERVER"]} if environ.get("AGENT_SERVER") else {}
     merged = _merge(_merge(data, env_values), {k: v for k, v in (overrides or {}).items() if v is not None})
     try:
         config = Config.model_validate(merged)

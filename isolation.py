@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from config import SandboxConfig
+
 NOBODY = 65534
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -46,22 +48,11 @@ sys.exit(128 - code if code < 0 else code)
 
 
 @dataclass
-class Limits:
-    timeout: float = 60.0
-    cpu_seconds: int = 30
-    memory_mb: int = 2048
-    file_size_mb: int = 64
-    max_processes: int = 64
-    open_files: int = 256
-    network: bool = False
-
-
-@dataclass
 class Outcome:
     exit_code: Optional[int]  # None when killed at the wall-clock timeout
     timed_out: bool
     seconds: float
-    leftovers_killed: int = 0  # processes still alive after the command ended
+    leftovers_killed: int  # processes still alive after the command ended
 
 
 @dataclass
@@ -157,7 +148,7 @@ def _user_processes(uid: int) -> int:
     return count
 
 
-def _rlimits(limits: Limits, run_as: int):
+def _rlimits(limits: SandboxConfig, run_as: int):
     """RLIMIT_NPROC counts every process of the user, so a user who is not switched keeps room
     for what it already runs."""
     mib = 1024 * 1024
@@ -264,16 +255,17 @@ def _kill_run(proc: subprocess.Popen) -> None:
 
 
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
-        env: dict[str, str], log: Path, limits: Limits) -> Outcome:
-    """Run `python argv...` in workdir, confined; stdout and stderr go to `log`."""
+        env: dict[str, str], log: Path, limits: SandboxConfig, network: bool) -> Outcome:
+    """Run `python argv...` in workdir, confined; stdout and stderr go to `log`, which must be
+    in a folder the command cannot write (we open it, so a planted symlink must not exist)."""
     hand_over(writable, conf.run_as)
-    command = ["-I", "-S", "-c", LAUNCHER, str(conf.run_as), str(python), *argv]
-    command = [str(python), *command]
+    command = [str(python), "-I", "-S", "-c", LAUNCHER, str(conf.run_as), str(python), *argv]
     if conf.layer == "bwrap":
-        command = bwrap_command(conf, writable, workdir, limits.network) + command
+        command = bwrap_command(conf, writable, workdir, network) + command
     before = {pid for pid, ppid in _parents().items() if ppid == os.getpid()}
     start = time.monotonic()
-    with open(log, "wb") as out:
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    with open(fd, "wb") as out:
         proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True,
                                 preexec_fn=_rlimits(limits, conf.run_as))

@@ -140,7 +140,7 @@ class HttpBackend(Backend):
             try:
                 response = self.http.request(method, self.url + path, json=body,
                                              timeout=timeout or self.http.timeout)
-            except httpx.ConnectError:
+            except (httpx.ConnectError, httpx.ConnectTimeout):
                 if last or attempt >= 1:  # refused twice: the server is not there
                     raise ServerUnreachable(f"no model server answers at {self.url}") from None
             except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
@@ -190,6 +190,20 @@ class HttpBackend(Backend):
         except ValueError:
             return None
         return data if isinstance(data, dict) else None
+
+    def wait_while_loading(self, seconds: float = 300) -> None:
+        """llama-server answers /health with 503 while it loads the model: wait for it."""
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                status = self.http.get(self.url + "/health", timeout=10).status_code
+            except httpx.HTTPError:
+                return
+            if status != 503:
+                return
+            if time.monotonic() > deadline:
+                raise BackendError(f"{self.url} is still loading its model after {seconds:g} s")
+            time.sleep(1)
 
     def thinking_kwargs(self) -> dict:
         if self.config.thinking is None:
@@ -295,7 +309,6 @@ class OpenAICompatible(HttpBackend):
             ctx = ((props or {}).get("default_generation_settings") or {}).get("n_ctx") or (props or {}).get("n_ctx")
             ctx = ctx or first.get("max_model_len") or (first.get("meta") or {}).get("n_ctx_train")
             self.context_size = int(ctx) if isinstance(ctx, int) and ctx > 0 else 4096
-        self.chat_template = (props or {}).get("chat_template")
 
     def describe(self) -> str:
         return f"{self.flavour}: {super().describe()}"
@@ -442,6 +455,7 @@ def detect(config: Config, url: str) -> HttpBackend:
     """Ask the server what it is: KoboldCPP, Ollama, llama-server, or another OpenAI-compatible one."""
     probe = HttpBackend(config, url)
     version = probe.get_json("/api/extra/version")  # raises ServerUnreachable when nothing listens
+    probe.wait_while_loading()
     if version and str(version.get("result", "")).lower() == "koboldcpp":
         return KoboldCpp(config, url)
     if probe.get_json("/api/version") is not None and probe.get_json("/api/tags") is not None:

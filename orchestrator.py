@@ -2,8 +2,9 @@
 that cannot be talked past, limits, stuck detection, and a run log written as it goes."""
 from __future__ import annotations
 
+import ast
 import hashlib
-import json
+import os
 import shutil
 import time
 import traceback
@@ -53,11 +54,28 @@ def system_prompt(enabled: tuple[type, ...]) -> str:
     )
 
 
-def _state(snapshot: dict[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(snapshot):
-        digest.update(name.encode() + b"\x00" + snapshot[name] + b"\x00")
-    return digest.hexdigest()
+def _count_tests(source: str) -> int:
+    """Test functions pytest will collect at least once from a hidden test file."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return 0
+    count = 0
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            count += 1
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            count += sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
+                         for n in node.body)
+    return count
+
+
+def _digest(path: Path) -> Optional[str]:
+    """sha256 of a regular file's bytes; None for anything else (a symlink, a folder, unreadable)."""
+    try:
+        return None if path.is_symlink() or not path.is_file() else hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -94,13 +112,11 @@ class Orchestrator:
         self.seconds = {"llm": 0.0, "tests": 0.0}
 
     def _make_workspace(self) -> Path:
-        root = self.run_dir / "workspace"
-        root.mkdir()
+        workspace = act.Workspace(self.run_dir / "workspace")
+        workspace.root.mkdir()
         for rel, content in self.task.spec.files.items():
-            target = root / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
-        return root
+            workspace.put(rel, content)
+        return workspace.root
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -168,7 +184,7 @@ class Orchestrator:
                 else:
                     self.messages.append({"role": "assistant", "content": text[:800] or "(empty reply)"})
                     self.invalid_total += 1
-                    self.invalid_in_row += 1
+                    self.invalid_in_row += "{" in text  # a stop (no JSON at all) is a nudge, not counted here
                 self.tokens["prompt"] += event.get("prompt_tokens") or 0
                 self.tokens["completion"] += event.get("completion_tokens") or 0
                 self.seconds["llm"] += event.get("seconds") or 0
@@ -208,9 +224,8 @@ class Orchestrator:
         self.messages.append({"role": "assistant", "content": act.strip_thinking(reply.text).strip()})
         self.say(f"[{self.step}] thought: {_short(action.thought)}")
         self.say(f"    action: {self._describe(action)}")
-        observation, noop = self._execute(action)
-        warning = self.stuck.observe(action.model_dump_json(exclude={"thought"}), observation,
-                                     _state(self.workspace.snapshot()), noop)
+        observation, noop, state = self._execute(action)
+        warning = self.stuck.observe(action.model_dump_json(exclude={"thought"}), observation, state, noop)
         if warning:
             observation = f"{observation}\n\n{warning}"
         self._observe(observation)
@@ -269,60 +284,63 @@ class Orchestrator:
 
     # -- actions ----------------------------------------------------------------------------
 
-    def _execute(self, action: act._Action) -> tuple[str, Optional[str]]:
-        """The observation, and why the action was a no-op (None when it did something)."""
+    def _execute(self, action: act._Action) -> tuple[str, Optional[str], str]:
+        """The observation, why the action was a no-op (None when it did something), and the
+        state of the workspace afterwards."""
         tag = action.tag()
+        before = self.workspace.state()
         if tag == "run_tests":
-            state = _state(self.workspace.snapshot())
-            if self.last_run and state == self.last_run_state:
+            if self.last_run and before == self.last_run_state:
                 return (f"Nothing changed since the test run at step {self.last_run_step}; its result:\n"
-                        f"{self.last_run.output}", "the tests were re-run with no change since the last run")
-            return self._run_tests().output, None
+                        f"{self.last_run.output}", "the tests were re-run with no change since the last run", before)
+            return self._run_tests().output, None, self.last_run_state
         if tag == "finish":
-            return self._finish(action), None
-        before = _state(self.workspace.snapshot())
+            return self._finish(action, before), None, before
         if tag == "read_file" and self.reads.get(action.path) == before:
             return (f"{action.path} has not changed since you last read it; its content is above.",
-                    "an unchanged file was read again")
+                    "an unchanged file was read again", before)
         observation = self.workspace.execute(action)
-        after = _state(self.workspace.snapshot())
-        if tag == "read_file":
-            self.reads[action.path] = after
-        if tag == "write_file" and before == after and "already has exactly this content" in observation:
-            return observation, "the same content was written again"
-        return observation, None
+        if tag in ("read_file", "list_files"):
+            self.reads[getattr(action, "path", "")] = before
+            return observation, None, before
+        after = self.workspace.state()
+        noop = "the same content was written again" if tag == "write_file" and before == after else None
+        return observation, noop, after
 
     def _run_tests(self) -> TestRun:
         run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "sandbox", network=self.task.spec.network or None)
         self.seconds["tests"] += run.seconds
         self.last_run, self.last_run_step = run, self.step
-        self.last_run_state = _state(self.workspace.snapshot())
+        self.last_run_state = self.workspace.state()
         self.log.event("test_run", self.step, **run.to_dict())
         self.say(f"    tests: {run.outcome}, {run.counts()} ({run.seconds:.1f} s)")
         return run
 
     def _tampered(self) -> list[str]:
-        """Protected files whose content changed (test code can write them at run time);
-        they are put back, and the change is reported."""
+        """What test code changed that only the task may set (it runs with write access to the
+        workspace): protected tests are put back, new pytest set-up files are removed."""
         changed = []
         for rel, digest in self.protected_hashes.items():
-            path = self.workspace.root / rel
-            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
-                changed.append(rel)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(self.task.spec.files[rel], encoding="utf-8")
+            if _digest(self.workspace.root / rel) != digest:
+                changed.append(f"{rel} (restored to its original content)")
+                self.workspace.put(rel, self.task.spec.files[rel])
+        if self.workspace.protected:
+            for rel in self.workspace.files(hidden=True):
+                if Path(rel).name in act.COLLECTION_FILES and rel not in self.task.spec.files:
+                    changed.append(f"{rel} (new pytest set-up, removed)")
+                    (self.workspace.root / rel).unlink()
         return changed
 
-    def _finish(self, action: act.Finish) -> str:
+    def _finish(self, action: act.Finish, state: str) -> str:
         """The finish gate: the latest run green, nothing changed since, protected tests intact."""
         tampered = self._tampered()
         if tampered:
-            reason = f"protected test files were changed: {', '.join(tampered)} (restored to their original content)"
+            reason = f"the protected tests were tampered with: {', '.join(tampered)}"
         elif self.last_run is None:
             reason = "no test run yet: use run_tests first"
         elif not self.last_run.ok:
             reason = f"the latest test run did not pass ({self.last_run.counts()}); fix the code and run the tests again"
-        elif _state(self.workspace.snapshot()) != self.last_run_state:
+        elif state != self.last_run_state:
             run = self._run_tests()
             reason = None if run.ok else f"files changed after the last green run, and the tests now fail:\n{run.output}"
         else:
@@ -335,30 +353,41 @@ class Orchestrator:
         raise RunEnded("solved", "finish accepted: the latest test run passed")
 
     def _hidden_tests(self) -> Optional[dict]:
-        """Score with tests the agent never saw: a copy of the final workspace plus hidden_tests/."""
+        """Score with tests the agent never saw, run alone on a copy of the final workspace
+        (without pytest set-up files the agent added)."""
         hidden = self.task.spec.hidden_tests
         if not hidden:
             return None
         folder = self.run_dir / "hidden"
-        shutil.copytree(self.workspace.root, folder / "workspace", symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-        for added in (folder / "workspace").rglob("*"):  # the agent's own pytest set-up has no say here
-            rel = added.relative_to(folder / "workspace").as_posix()
-            if added.is_file() and added.name in act.COLLECTION_FILES and rel not in self.task.spec.files:
-                added.unlink()
-        for rel, content in hidden.items():
-            target = folder / "workspace" / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(content, encoding="utf-8")
         try:
-            run = self.sandbox.run_pytest(folder / "workspace", folder / "sandbox",
-                                          network=self.task.spec.network or None, targets=tuple(hidden))
+            shutil.rmtree(folder, ignore_errors=True)  # an earlier attempt of a resumed run
+            copy = act.Workspace(folder / "workspace")
+            copy.root.mkdir(parents=True)
+            for rel in self.workspace.files(hidden=True):
+                source = self.workspace.root / rel
+                if Path(rel).name in act.COLLECTION_FILES and rel not in self.task.spec.files:
+                    continue
+                (copy.root / rel).parent.mkdir(parents=True, exist_ok=True)
+                if source.is_symlink():
+                    os.symlink(os.readlink(source), copy.root / rel)
+                else:
+                    shutil.copyfile(source, copy.root / rel, follow_symlinks=False)
+            for rel, content in hidden.items():
+                copy.put(rel, content)
+            run = self.sandbox.run_pytest(copy.root, folder / "sandbox", network=self.task.spec.network or None,
+                                          targets=tuple(hidden))
         except KeyboardInterrupt:
             return None
-        self.log.event("hidden_tests", self.step, **run.to_dict())
-        self.say(f"Hidden tests: {run.counts()}" + ("" if run.ok else f" ({run.outcome})"))
+        except (OSError, shutil.Error) as e:
+            self.log.event("error", self.step, message=f"hidden tests could not run: {e}")
+            return {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "ok": False, "outcome": f"not run: {e}"}
+        expected = sum(_count_tests(content) for content in hidden.values())
+        complete = run.passed + run.failed + run.errors + run.skipped >= expected
+        self.log.event("hidden_tests", self.step, expected=expected, **run.to_dict())
+        outcome = run.outcome if complete else f"incomplete: {expected} tests defined, fewer reported"
+        self.say(f"Hidden tests: {run.counts()}" + ("" if run.ok and complete else f" ({outcome})"))
         return {"passed": run.passed, "failed": run.failed, "errors": run.errors, "skipped": run.skipped,
-                "ok": run.ok, "outcome": run.outcome}
+                "ok": run.ok and complete, "outcome": outcome}
 
     # -- context budget -----------------------------------------------------------------------
 
@@ -366,19 +395,28 @@ class Orchestrator:
         """Never send a request blind into an overflow: elide the oldest observations and
         replies, then cut the latest observation, until the history fits; else stop the run."""
         budget = self.backend.context_size - self.config.max_tokens - 64
-        for index in range(2, len(self.messages) - 1):
-            if self._tokens() <= budget:
-                return
-            if self.messages[index]["content"] != ELIDED:
+        used = self._tokens()
+        while used > budget:
+            excess = used - budget
+            elidable = [i for i in range(2, len(self.messages) - 1) if self.messages[i]["content"] != ELIDED]
+            if not elidable:
+                break
+            for index in elidable:  # the oldest first, until the (under-)estimated saving covers the excess
+                excess -= (len(self.messages[index]["content"]) - len(ELIDED)) // 4
                 self.messages[index] = {**self.messages[index], "content": ELIDED}
                 self.log.event("context_elided", self.step, message_index=index)
+                if excess <= 0:
+                    break
+            self.reads.clear()  # an elided file content is no longer "above"
+            used = self._tokens()
         full = self.messages[-1]["content"]
         keep = len(full)
-        while len(self.messages) > 2 and self._tokens() > budget and keep > 200:
+        while len(self.messages) > 2 and used > budget and keep > 200:
             keep //= 2
             self.messages[-1]["content"] = full[:keep] + "\n[... cut to fit the context window]"
             self.log.event("context_elided", self.step, message_index=len(self.messages) - 1)
-        if self._tokens() > budget:
+            used = self._tokens()
+        if used > budget:
             raise RunEnded("error", f"the history no longer fits the context ({self.backend.context_size} tokens) "
                                     f"with {self.config.max_tokens} tokens left for the reply")
 

@@ -67,6 +67,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return fail(str(e), 2)
     if task.spec.timeout:
         config.sandbox.timeout = task.spec.timeout
+    if args.max_steps:  # a flag wins over the task's own limit
+        task.spec.max_steps = args.max_steps
     try:
         backend = llm_client.connect(config, server_named)
     except llm_client.BackendError as e:

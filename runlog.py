@@ -28,7 +28,8 @@ class RunLog:
     def __init__(self, run_dir: Path):
         self.run_dir = run_dir
         self.started = time.time()
-        self._file = open(run_dir / "transcript.jsonl", "a", encoding="utf-8")
+        # backslashreplace: a lone surrogate in a model's text must not crash the log
+        self._file = open(run_dir / "transcript.jsonl", "a", encoding="utf-8", errors="backslashreplace")
 
     def event(self, type_: str, step: Optional[int] = None, **fields: Any) -> None:
         record = {"t": round(time.time() - self.started, 3), "step": step, "type": type_, **fields}

@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -35,6 +36,7 @@ class TestRun:
     seconds: float
     outcome: str  # completed | timeout | killed | no_report
     output: str   # what the model reads: failures first, no timings, bounded
+    leftover_processes: int = 0  # still running after pytest ended, then killed
 
     @property
     def ok(self) -> bool:
@@ -130,7 +132,10 @@ def find_interpreter(cfg: SandboxConfig) -> Path:
 def _interpreter_paths(python: Path) -> list[str]:
     """Folders the interpreter needs that are not under /usr (bound read-only under bwrap)."""
     code = "import sys, os; print(json.dumps([sys.prefix, sys.base_prefix, os.path.realpath(sys.executable)]))"
-    done = subprocess.run([str(python), "-c", "import json; " + code], capture_output=True, text=True, timeout=60)
+    try:
+        done = subprocess.run([str(python), "-c", "import json; " + code], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise SandboxError(f"{python} did not start within 60 s") from None
     if done.returncode:
         raise SandboxError(f"{python} does not run: {done.stderr.strip()[-300:]}")
     prefix, base, real = json.loads(done.stdout)
@@ -159,11 +164,29 @@ def _tail(path: Path, limit: int) -> str:
     return strip_timings(data.decode("utf-8", errors="replace").replace("\x00", "")).strip()
 
 
+REPORT_LIMIT = 32 * 1024 * 1024
+
+
+def read_regular_file(path: Path, limit: int) -> Optional[bytes]:
+    """The file's bytes if it is a regular file (not a symlink, FIFO or device the tests planted)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with open(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return f.read(limit)
+
+
 def parse_junit(xml_path: Path) -> Optional[tuple[dict[str, int], list[tuple[str, str, str]]]]:
     """Counts, and (kind, test id, text) for each failure or error; None if there is no report."""
+    data = read_regular_file(xml_path, REPORT_LIMIT)
     try:
-        root = ET.parse(xml_path).getroot()
-    except (OSError, ET.ParseError):
+        root = ET.fromstring(data) if data else None
+    except ET.ParseError:
+        root = None
+    if root is None:
         return None
     counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
     problems = []
@@ -231,6 +254,26 @@ def summarize(report: Optional[tuple], exit_code: Optional[int], timed_out: bool
     return TestRun(exit_code=exit_code, seconds=round(seconds, 3), outcome=outcome, output=output, **counts)
 
 
+# pytest itself is imported before the workspace goes on sys.path, so a pytest.py written by the
+# model cannot stand in for it; then the workspace is put back first, as `python -m pytest` does.
+PYTEST_STUB = ("import os, sys; del sys.path[0]; import pytest; sys.path.insert(0, os.getcwd()); "
+               "raise SystemExit(getattr(pytest, 'console_main', pytest.main)())")
+_INI_SECTIONS = {"pytest.ini": "", "pyproject.toml": "[tool.pytest.ini_options]", "tox.ini": "[pytest]",
+                 "setup.cfg": "[tool:pytest]"}
+
+
+def pytest_config_args(workdir: Path) -> list[str]:
+    """Only the workspace's own pytest settings count: never a pytest.ini or conftest.py found in
+    a folder above it (pytest searches upward when the workspace has none)."""
+    config = "/dev/null"
+    for name, section in _INI_SECTIONS.items():
+        data = read_regular_file(workdir / name, 1024 * 1024)
+        if data is not None and section.encode() in data:
+            config = str(workdir / name)
+            break
+    return ["-c", config, f"--rootdir={workdir}", f"--confcutdir={workdir}"]
+
+
 # ---------------------------------------------------------------------------------------------
 
 class Sandbox:
@@ -239,7 +282,10 @@ class Sandbox:
     def __init__(self, cfg: SandboxConfig):
         self.cfg = cfg
         self.python = find_interpreter(cfg)
-        check = subprocess.run([str(self.python), "-c", "import pytest"], capture_output=True, text=True, timeout=120)
+        try:
+            check = subprocess.run([str(self.python), "-c", "import pytest"], capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            raise SandboxError(f"{self.python} did not start within 120 s") from None
         if check.returncode:
             raise SandboxError(f"{self.python} cannot import pytest; install it with: {self.python} -m pip install pytest")
         run_as = isolation.NOBODY if os.getuid() == 0 else -1
@@ -271,17 +317,18 @@ class Sandbox:
 
     def run_pytest(self, workdir: Path, scratch: Path, network: Optional[bool] = None,
                    targets: tuple[str, ...] = ()) -> TestRun:
-        """One pytest run in workdir (on `targets`, or all it collects); scratch holds HOME,
-        TMPDIR, the log and the JUnit report."""
+        """One pytest run in workdir (on `targets`, or all it collects). scratch holds the test
+        user's HOME, TMPDIR and the JUnit report; the log goes beside it, out of the user's reach."""
         for sub in ("home", "tmp"):
             (scratch / sub).mkdir(parents=True, exist_ok=True)
-        report, log = scratch / "report.xml", scratch / "pytest.log"
+        report, log = scratch / "report.xml", scratch.with_name(scratch.name + ".log")
         report.unlink(missing_ok=True)
-        cfg = self.cfg
-        limits = isolation.Limits(cfg.timeout, cfg.cpu_seconds, cfg.memory_mb, cfg.file_size_mb,
-                                  cfg.max_processes, cfg.open_files, cfg.network if network is None else network)
         env = isolation.clean_environment(scratch / "home", scratch / "tmp", self.python.parent)
-        argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "--tb=short",
-                f"--junitxml={report}", "-o", "junit_logging=out-err", "--", *targets]
-        result = isolation.run(self.confinement, self.python, argv, workdir, [workdir, scratch], env, log, limits)
-        return summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, cfg)
+        argv = ["-c", PYTEST_STUB, "-q", "-p", "no:cacheprovider", "--color=no", "--tb=short",
+                f"--junitxml={report}", "-o", "junit_logging=out-err", *pytest_config_args(workdir),
+                "--", *targets]
+        result = isolation.run(self.confinement, self.python, argv, workdir, [workdir, scratch], env, log,
+                               self.cfg, self.cfg.network if network is None else network)
+        run = summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, self.cfg)
+        run.leftover_processes = result.leftovers_killed
+        return run

@@ -8,11 +8,11 @@
 from __future__ import annotations
 
 import fnmatch
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from config import ConfigError, describe_validation_error
 
@@ -31,6 +31,16 @@ class TaskSpec(BaseModel):
     max_steps: Optional[int] = Field(None, ge=1, description="Overrides the configured step limit.")
     timeout: Optional[float] = Field(None, gt=0, description="Overrides the sandbox's per-run timeout.")
     network: bool = Field(False, description="Let this task's tests use the network.")
+
+
+    @field_validator("files", "hidden_tests")
+    @classmethod
+    def _relative_paths(cls, files: dict[str, str]) -> dict[str, str]:
+        for rel in files:
+            path = PurePosixPath(rel)
+            if not rel or path.is_absolute() or ".." in path.parts or "\\" in rel:
+                raise ValueError(f"'{rel}' must be a relative path inside the workspace")
+        return files
 
 
 class Task(BaseModel):
@@ -59,7 +69,7 @@ def _read_tree(folder: Path) -> dict[str, str]:
     if not folder.is_dir():
         return {}
     return {p.relative_to(folder).as_posix(): _read_text(p) for p in sorted(folder.rglob("*"))
-            if p.is_file() and "__pycache__" not in p.parts}
+            if p.is_file() and not {"__pycache__", ".git", ".pytest_cache"} & set(p.parts)}
 
 
 def _spec(data: object, source: Path) -> TaskSpec:
@@ -92,8 +102,9 @@ def load_task(path: Path) -> Task:
         else:
             raise ConfigError(f"{path}: a task folder needs task.txt or task.yaml")
         if isinstance(data, dict):
-            data = {**data, "files": {**_read_tree(path / "repo"), **data.get("files", {})},
-                    "hidden_tests": {**_read_tree(path / "hidden_tests"), **data.get("hidden_tests", {})}}
+            for key, folder in (("files", "repo"), ("hidden_tests", "hidden_tests")):
+                extra = data.get(key) or {}
+                data[key] = {**_read_tree(path / folder), **extra} if isinstance(extra, dict) else extra
         return Task(id=path.name, source=str(path), spec=_spec(data, source))
     if path.suffix in (".yaml", ".yml"):
         return Task(id=path.stem, source=str(path), spec=_spec(_yaml(path), path))

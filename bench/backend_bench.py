@@ -2,7 +2,8 @@
 small bundled model (SmolLM2-135M). Prints a table; asserts nothing.
 
 Each "turn" is one request with a realistic agent history (the system prompt, one of the example
-tasks, and 0-2 earlier steps); a turn counts as valid when actions.parse accepts the reply.
+tasks, and 0-2 earlier steps); a turn counts as valid when actions.parse accepts the reply; "cut" counts the invalid replies
+that ran into max_tokens (a grammar guarantees the syntax, not that the model stops in time).
 
     .venv/bin/python bench/backend_bench.py [--turns 20] [--llama-server PATH] [--koboldcpp URL]
 
@@ -72,9 +73,10 @@ def start(cmd: list[str], url: str, probe: str) -> subprocess.Popen:
     raise SystemExit(f"{cmd[0]} did not start")
 
 
-def measure(backend: llm_client.Backend, protocol: str, turns: list[list[dict]]) -> tuple[int, list[float], list[int]]:
+def measure(backend: llm_client.Backend, protocol: str, turns: list[list[dict]]) -> tuple[int, int, list[float], list[int]]:
+    """Valid replies, invalid ones that were cut at max_tokens, seconds and tokens per turn."""
     fmt = llm_client.ActionFormat(act.ALL_ACTIONS)
-    valid, seconds, tokens = 0, [], []
+    valid, cut, seconds, tokens = 0, 0, [], []
     for messages in turns:
         reply = backend.complete(messages, fmt, protocol)
         seconds.append(reply.seconds)
@@ -83,8 +85,8 @@ def measure(backend: llm_client.Backend, protocol: str, turns: list[list[dict]])
             act.parse(reply.text)
             valid += 1
         except act.InvalidReply:
-            pass
-    return valid, seconds, tokens
+            cut += reply.truncated
+    return valid, cut, seconds, tokens
 
 
 def main() -> None:
@@ -113,13 +115,13 @@ def main() -> None:
     if args.koboldcpp:
         backends["koboldcpp"] = llm_client.connect(Config(**{**config.model_dump(), "server": args.koboldcpp}), True)
     print(f"SmolLM2-135M-Instruct Q4_1, {args.turns} turns per row, max_tokens {args.max_tokens}, temperature 0.2")
-    print(f"{'backend':<26} {'protocol':<12} {'valid':>7} {'median s/turn':>14} {'mean s/turn':>12} {'mean tokens':>12}")
+    print(f"{'backend':<26} {'protocol':<12} {'valid':>7} {'cut':>4} {'median s/turn':>14} {'mean s/turn':>12} {'mean tokens':>12}")
     try:
         for name, backend in backends.items():
             constrained = [p for p in backend.protocols if p in ("grammar", "json_schema")]
             for protocol in constrained + ["none"]:
-                valid, seconds, tokens = measure(backend, protocol, turns)
-                print(f"{name:<26} {protocol:<12} {valid:>3}/{len(turns):<3} {statistics.median(seconds):>14.2f} "
+                valid, cut, seconds, tokens = measure(backend, protocol, turns)
+                print(f"{name:<26} {protocol:<12} {valid:>3}/{len(turns):<3} {cut:>4} {statistics.median(seconds):>14.2f} "
                       f"{statistics.mean(seconds):>12.2f} {statistics.mean(tokens):>12.0f}", flush=True)
     finally:
         for proc in procs:

@@ -11,6 +11,7 @@ A scripted reply is a string (the model's text), or a dict:
   {"text": ..., "truncated": True}   the reply was cut at max tokens
   {"status": 503}                    the server answers with this HTTP status instead
   {"delay": 30, ...}                 the reply comes after that many seconds
+  {"reset": True}                    the connection is dropped without an answer (KoboldCPP only)
   {"tool": name, "arguments": {...}, "content": "..."}  a native tool call (tools protocol)
 """
 from __future__ import annotations
@@ -78,6 +79,9 @@ class ScriptedServer:
                     body = {"_invalid_json": raw.decode(errors="replace")}
                 server.requests.append({"method": method, "path": self.path, "body": body})
                 status, payload = server.route(method, self.path, body)
+                if status == "reset":  # drop the connection without an answer
+                    self.close_connection = True
+                    return
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -119,6 +123,8 @@ class FakeKoboldCpp(ScriptedServer):
         if problem:
             return 400, {"error": problem}, None
         item = self.next_reply()
+        if item.get("reset"):
+            return "reset", None, None
         if "status" in item:
             return item["status"], {"error": "scripted failure"}, None
         self.last = {"tokens": max(1, len(item.get("text", "")) // 4), "stop_reason": 0 if item.get("truncated") else 2}
@@ -165,13 +171,23 @@ class FakeKoboldCpp(ScriptedServer):
 
 
 class FakeLlamaServer(ScriptedServer):
-    """llama.cpp's llama-server: /health, /props, /tokenize, and chat completions that carry
-    real `usage` (with cached tokens) and `timings`. Both `grammar` and `json_schema` -> 500."""
+    """llama.cpp's llama-server: /health (503 while "loading"), /props, /tokenize, and chat
+    completions that carry real `usage` (with cached tokens) and `timings`. Both `grammar` and
+    `json_schema` -> 500."""
 
     kind = "llama-server"
 
+    def __init__(self, replies: Script = (), context: int = 4096, loading_probes: int = 0):
+        super().__init__(replies, context)
+        self.loading_probes = loading_probes
+
     def route(self, method, path, body):
+        if self.loading_probes and path != "/health":
+            return 503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}}
         if method == "GET" and path == "/health":
+            if self.loading_probes:
+                self.loading_probes -= 1
+                return 503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}}
             return 200, {"status": "ok"}
         if method == "GET" and path == "/props":
             return 200, {"default_generation_settings": {"n_ctx": self.context}, "total_slots": 1,

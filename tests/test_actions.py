@@ -188,3 +188,27 @@ def test_protected_files_cannot_be_written_or_shadowed(tmp_path):
     assert "shadow" in write(ws, "test_core.py", "def test(): pass")
     assert write(ws, "core.py", "x = 1").startswith("Wrote")
     assert (root / "tests" / "test_core.py").read_text() == "def test(): pass\n"
+
+
+def test_edit_refuses_files_that_are_not_utf8(ws):
+    (ws.root / "latin1.txt").write_bytes(b"caf\xe9 = 1\n")
+    out = ws.execute(act.EditFile(thought="", action="edit_file", path="latin1.txt", old="caf", new="cafe"))
+    assert "not UTF-8" in out and (ws.root / "latin1.txt").read_bytes() == b"caf\xe9 = 1\n"
+
+
+def test_symlink_loops_and_links_are_not_followed(ws):
+    os.symlink("loop", ws.root / "loop")
+    os.symlink("/", ws.root / "root")
+    assert read(ws, "loop").startswith("Refused")
+    assert ws.files() == ["loop", "root"]  # listed, never walked into
+    assert ws.snapshot() == {"loop": b"link:loop", "root": b"link:/"}
+
+
+def test_put_replaces_planted_symlinks_instead_of_following_them(ws):
+    outside = ws.root.parent / "secret.txt"
+    os.symlink(outside, ws.root / "test_a.py")
+    os.symlink(ws.root.parent, ws.root / "tests")
+    ws.put("test_a.py", "restored")
+    ws.put("tests/test_b.py", "hidden")
+    assert outside.read_text() == "outside" and not (ws.root.parent / "test_b.py").exists()
+    assert (ws.root / "test_a.py").read_text() == "restored" and (ws.root / "tests" / "test_b.py").read_text() == "hidden"

@@ -85,6 +85,12 @@ def test_koboldcpp_busy_is_retried_then_reported():
             backend.complete(MESSAGES, FMT, "grammar")
 
 
+def test_a_dropped_connection_is_retried():
+    with FakeKoboldCpp([{"reset": True}, RUN]) as server:
+        assert connect(server).complete(MESSAGES, FMT, "grammar").text == RUN
+    assert len(server.bodies("/v1/chat/completions")) == 2
+
+
 def test_bad_request_keeps_the_body():
     with FakeKoboldCpp([{"status": 400}]) as server:
         backend = connect(server)
@@ -108,6 +114,14 @@ def test_llama_server_is_detected_with_its_context():
     assert isinstance(backend, llm_client.OpenAICompatible) and backend.flavour == "llama-server"
     assert backend.context_size == 6144 and backend.model == "fake-coder.gguf"
     assert backend.pick_protocol() == "grammar"
+
+
+def test_a_loading_llama_server_is_waited_for(monkeypatch):
+    monkeypatch.setattr(llm_client.time, "sleep", lambda s: None)
+    with FakeLlamaServer(loading_probes=3) as server:
+        backend = connect(server)
+    assert backend.flavour == "llama-server" and backend.context_size == 4096
+    assert [r["path"] for r in server.requests].count("/health") == 4
 
 
 def test_llama_server_grammar_timings_and_cache():

@@ -63,7 +63,7 @@ def test_tests_rewritten_by_code_at_test_time_are_caught_and_restored(agent):
     ], "--max-steps", "5")
     assert [t["ok"] for t in run.of_type("test_run")] == [False, True]
     refused = run.of_type("finish_refused")
-    assert len(refused) == 1 and "protected test files were changed: test_stats.py" in refused[0]["reason"]
+    assert len(refused) == 1 and "tampered with: test_stats.py (restored" in refused[0]["reason"]
     assert (run.run_dir / "workspace" / "test_stats.py").read_text() == (STATS / "repo" / "test_stats.py").read_text()
     assert run.result["status"] == "step_limit" and run.result["hidden_tests"]["ok"] is False
 
@@ -174,3 +174,60 @@ def test_hidden_tests_ignore_the_agents_own_tests_and_pytest_setup(agent):
     assert run.result["last_test_run"]["skipped"] == 1 and not run.result["last_test_run"]["ok"]
     assert run.result["hidden_tests"]["passed"] == 9 and run.result["hidden_tests"]["ok"] is True
     assert run.result["status"] == "step_limit"
+
+
+def test_a_conftest_written_by_test_code_is_caught_at_finish(agent):
+    sneaky = ("import pathlib\npathlib.Path(__file__).with_name('conftest.py').write_text("
+              "'import pytest\\ndef pytest_collection_modifyitems(items):\\n    items[:] = []\\n')\n" + GOOD_STATS)
+    run = play(agent, STATS, [
+        action("write_file", path="stats.py", content=sneaky),
+        action("run_tests"),
+        action("finish", summary="done"),
+    ], "--max-steps", "3")
+    refused = run.of_type("finish_refused")
+    assert len(refused) == 1 and "conftest.py (new pytest set-up, removed)" in refused[0]["reason"]
+    assert not (run.run_dir / "workspace" / "conftest.py").exists()
+
+
+def test_a_pytest_module_in_the_workspace_cannot_stand_in_for_pytest(agent):
+    fake = "import sys\nprint('all green')\nsys.exit(0)\n"
+    run = play(agent, ROOT / "example_tasks" / "fizzbuzz.txt", [
+        action("write_file", path="pytest.py", content=fake),
+        action("write_file", path="test_x.py", content="def test_x():\n    assert False\n"),
+        action("run_tests"),
+    ], "--max-steps", "3")
+    assert run.of_type("test_run")[0]["failed"] == 1 and run.of_type("test_run")[0]["ok"] is False
+
+
+def test_a_change_in_a_dot_folder_after_a_green_run_is_seen_by_the_gate(agent):
+    run = play(agent, STATS, [
+        action("write_file", path=".lib/helper.py", content="VALUE = 1\n"),
+        action("write_file", path="stats.py", content="import sys\nsys.path.insert(0, '.lib')\n" + GOOD_STATS),
+        action("run_tests"),
+        action("write_file", path=".lib/helper.py", content="raise ImportError('broken')\n"),
+        action("finish", summary="done"),
+    ], "--max-steps", "5")
+    assert len(run.of_type("test_run")) == 2  # the gate saw the change and ran the tests again
+
+
+def test_resuming_an_unsolved_run_with_hidden_tests(agent):
+    first = play(agent, STATS, [action("write_file", path="stats.py", content=BAD_STATS)], "--max-steps", "1")
+    assert first.result["hidden_tests"]["ok"] is False
+    with FakeKoboldCpp([action("write_file", path="stats.py", content=GOOD_STATS), action("run_tests"),
+                        action("finish", summary="fixed")]) as server:
+        again = agent.run(None, "--resume", str(first.run_dir), "--server", server.url, "--max-steps", "4")
+    assert again.code == 0, again.proc.stdout + again.proc.stderr
+    assert again.result["status"] == "solved" and again.result["hidden_tests"]["passed"] == 6
+
+
+def test_odd_replies_are_invalid_replies_not_crashes(agent):
+    run = play(agent, STATS, ['{"thought": "x", "action": ["run_tests"]}', '{"a": ' * 3000 + "1" + "}" * 3000,
+                              '{"thought": "\\udc80", "action": "run_tests"}'], "--max-steps", "3")
+    texts = [o["text"] for o in run.of_type("observation")]
+    assert texts[0].startswith("Unknown action") and "nests too deeply" in texts[1] and "lone surrogate" in texts[2]
+    assert run.result["status"] == "error" and "3 invalid replies in a row" in run.result["reason"]
+
+
+def test_the_max_steps_flag_wins_over_the_task(agent):
+    run = play(agent, ROOT / "example_tasks" / "slugify.yaml", [action("list_files")] * 3, "--max-steps", "2")
+    assert run.result["steps"] == 2 and run.result["status"] == "step_limit"

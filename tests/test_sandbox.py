@@ -257,3 +257,19 @@ def test_junit_parsing_counts_each_kind(tmp_path):
     assert counts == {"passed": 1, "failed": 1, "errors": 1, "skipped": 1}
     assert problems == [("FAILED", "t::b", "trace"), ("ERROR", "t::c", "e")]
     assert parse_junit(tmp_path / "missing.xml") is None
+
+
+def test_a_planted_log_symlink_is_not_followed(run, scratch):
+    victim = scratch / "victim.txt"
+    victim.write_text("precious")
+    log = scratch / "run" / "sandbox.log"
+    r = run(f"import os\ndef test_plant():\n    os.symlink({str(victim)!r}, {str(log)!r})\n")
+    # the log lives beside the test user's folder, where it cannot plant anything
+    assert not r.ok and victim.read_text() == "precious" and not log.is_symlink()
+
+
+def test_pytest_settings_above_the_workspace_do_not_count(run, scratch):
+    (scratch / "run" / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "-k nomatch"\n')
+    (scratch / "run" / "conftest.py").write_text("import pytest\n\n@pytest.fixture\ndef surprise():\n    return 1\n")
+    r = run("def test_a():\n    assert True\n\ndef test_b(surprise):\n    pass\n")
+    assert (r.passed, r.errors) == (1, 1), r.output  # addopts ignored; the fixture above is not found

@@ -59,6 +59,8 @@ def test_single_yaml_task():
     ("d.yaml", "- just a list\n", "d.yaml: expected a mapping"),
     ("e.yaml", "prompt: [unclosed\n", "e.yaml: not valid YAML"),
     ("f.txt", "\n\n", "f.txt: the task file is empty"),
+    ("g.yaml", "prompt: x\nfiles:\n  ../escape.py: x\n", "g.yaml: field 'files': Value error, '../escape.py' must be a relative path"),
+    ("h.yaml", "prompt: x\nhidden_tests:\n  /etc/test_x.py: x\n", "h.yaml: field 'hidden_tests': Value error"),
 ])
 def test_bad_task_files_name_the_file_and_field(tmp_path, name, content, message):
     (tmp_path / name).write_text(content)
