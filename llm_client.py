@@ -71,6 +71,19 @@ def tool_call_to_text(name: str, arguments: Any, content: str = "") -> str:
     return json.dumps({"thought": thought, "action": name, **arguments})
 
 
+def chat_constraint(protocol: str, fmt: ActionFormat, schema_form: Optional[dict] = None) -> dict:
+    """The request fields that constrain an OpenAI-style chat reply under each protocol (the
+    schema must sit under response_format.json_schema.schema: the flat form runs unconstrained)."""
+    if protocol == "grammar":
+        return {"grammar": fmt.grammar}
+    if protocol == "json_schema":
+        return {"response_format": schema_form or {"type": "json_schema",
+                                                   "json_schema": {"name": "action", "schema": fmt.schema}}}
+    if protocol == "tools":
+        return {"tools": fmt.tools, "tool_choice": "required"}
+    return {}
+
+
 def render_chatml(messages: list[dict]) -> str:
     parts = [f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages]
     return "".join(parts) + "<|im_start|>assistant\n"
@@ -157,8 +170,11 @@ class HttpBackend(Backend):
             wait *= 2
         raise AssertionError("unreachable")
 
-    def post_json(self, path: str, body: dict) -> dict:
+    def post_json(self, path: str, body: dict, missing_ok: bool = False) -> Optional[dict]:
+        """The JSON object the server answers; None for a 404 when missing_ok."""
         response = self.request("POST", path, body)
+        if missing_ok and response.status_code == 404:
+            return None
         if 400 <= response.status_code < 500:
             raise BadRequest(f"{self.url}{path} rejected the request with HTTP {response.status_code}: "
                              f"{response.text[:500]}")
@@ -247,20 +263,11 @@ class KoboldCpp(HttpBackend):
             body: dict[str, Any] = {"model": self.model or "koboldcpp", "messages": messages,
                                     "max_tokens": cfg.max_tokens, "temperature": cfg.temperature,
                                     "trim_stop": True, **self.thinking_kwargs()}
-            if protocol == "grammar":
-                body["grammar"] = fmt.grammar
-            elif protocol == "json_schema":
-                body["response_format"] = {"type": "json_schema", "json_schema": {"name": "action", "schema": fmt.schema}}
-            elif protocol == "tools":
-                body["tools"], body["tool_choice"] = fmt.tools, "required"
-            response = self.request("POST", "/v1/chat/completions", body)
-            if response.status_code == 404:
+            data = self.post_json("/v1/chat/completions", {**body, **chat_constraint(protocol, fmt)}, missing_ok=True)
+            if data is None:
                 self.native = True  # an old build: fall back to the native API from now on
             else:
-                if response.status_code >= 400:
-                    raise (BadRequest if response.status_code < 500 else BackendError)(
-                        f"{self.url}/v1/chat/completions: HTTP {response.status_code}: {response.text[:500]}")
-                text, finish = _chat_choice(self.decode(response, "/v1/chat/completions"))
+                text, finish = _chat_choice(data)
                 return self._with_perf(text, finish, render_chatml(messages), start)
         prompt = render_chatml(messages)
         data = self.post_json("/api/v1/generate", {
@@ -330,14 +337,9 @@ class OpenAICompatible(HttpBackend):
             body["model"] = self.model
         if self.flavour != "llama-cpp-python":
             body.update(self.thinking_kwargs())
-        if protocol == "grammar":
-            body["grammar"] = fmt.grammar
-        elif protocol == "json_schema":
-            body["response_format"] = ({"type": "json_object", "schema": fmt.schema} if self.flavour == "llama-cpp-python"
-                                       else {"type": "json_schema", "json_schema": {"name": "action", "schema": fmt.schema}})
-        elif protocol == "tools":
-            body["tools"], body["tool_choice"] = fmt.tools, "required"
-        data = self.post_json("/v1/chat/completions", body)
+        # llama-cpp-python's server rejects the json_schema type; it takes the schema this way
+        schema_form = {"type": "json_object", "schema": fmt.schema} if self.flavour == "llama-cpp-python" else None
+        data = self.post_json("/v1/chat/completions", {**body, **chat_constraint(protocol, fmt, schema_form)})
         text, finish = _chat_choice(data)
         usage = data.get("usage") or {}
         timings = data.get("timings") or {}
