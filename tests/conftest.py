@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from fake_servers import FakeKoboldCpp  # noqa: E402
+
 
 @pytest.fixture
 def scratch():
@@ -82,6 +84,12 @@ class Agent:
                               env=self.environment(env), timeout=timeout)
         runs = sorted((self.folder / "runs").glob("*"), key=lambda p: p.stat().st_mtime) if (self.folder / "runs").exists() else []
         return AgentRun(proc, runs[-1] if runs else None)
+
+
+    def play(self, task: Optional[Path], script: list, *args: str) -> AgentRun:
+        """One run against a scripted KoboldCPP that plays `script` as the model's replies."""
+        with FakeKoboldCpp(script) as server:
+            return self.run(task, "--server", server.url, *args)
 
 
 @pytest.fixture

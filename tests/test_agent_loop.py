@@ -79,8 +79,7 @@ def test_finish_before_any_test_run_is_refused(agent):
         action("write_file", path="fizzbuzz.py", content=FIXED),
         action("finish", summary="done"),
     ]
-    with FakeKoboldCpp(script) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "2")
+    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "2")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and "no test run yet" in refused[0]["reason"]
@@ -94,8 +93,7 @@ def test_finish_after_a_red_run_is_refused(agent):
         action("run_tests"),
         action("finish", summary="done"),
     ]
-    with FakeKoboldCpp(script) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "4")
+    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "4")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and "latest test run did not pass (3 passed, 1 failed" in refused[0]["reason"]
@@ -110,8 +108,7 @@ def test_finish_after_a_write_that_followed_a_green_run_reruns_and_refuses(agent
         action("write_file", path="fizzbuzz.py", content=BUGGY),
         action("finish", summary="done"),
     ]
-    with FakeKoboldCpp(script) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "5")
+    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "5")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and refused[0]["reason"].startswith("files changed after the last green run")
@@ -128,8 +125,7 @@ def test_a_harmless_change_after_a_green_run_is_rechecked_and_accepted(agent):
         action("write_file", path="README.txt", content="fizzbuzz"),
         action("finish", summary="done"),
     ]
-    with FakeKoboldCpp(script) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url)
+    run = agent.play(agent.write_task("t.txt", TASK), script)
     assert run.code == 0
     assert [t["ok"] for t in run.of_type("test_run")] == [True, True]
 
@@ -155,8 +151,7 @@ def test_invalid_json_becomes_an_observation_and_the_run_goes_on(agent):
 
 
 def test_too_many_invalid_replies_in_a_row_stop_the_run(agent):
-    with FakeKoboldCpp(["{bad", "{bad", "{bad", action("run_tests")]) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url)
+    run = agent.play(agent.write_task("t.txt", TASK), ["{bad", "{bad", "{bad", action("run_tests")])
     assert run.code == 1
     assert run.result["status"] == "error" and "3 invalid replies in a row" in run.result["reason"]
 
@@ -167,8 +162,7 @@ def test_path_escapes_are_refused_as_observations(agent):
         action("read_file", path="/etc/passwd"),
         action("write_file", path="sub/../../../escape2.py", content="x = 1"),
     ]
-    with FakeKoboldCpp(script) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "3")
+    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "3")
     texts = [o["text"] for o in run.of_type("observation")]
     assert "outside the workspace" in texts[0] and "absolute" in texts[1] and "outside the workspace" in texts[2]
     assert not (run.run_dir / "escape.py").exists() and not (agent.folder / "escape2.py").exists()

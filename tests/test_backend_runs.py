@@ -45,8 +45,7 @@ def test_ollama_end_to_end(agent):
 
 def test_reply_cut_at_max_tokens_asks_for_smaller_steps(agent):
     cut = {"text": '{"thought": "write everything", "action": "write_file", "path": "stats.py", "content": "def me', "truncated": True}
-    with FakeKoboldCpp([cut] + SOLVE) as server:
-        run = agent.run(STATS, "--server", server.url)
+    run = agent.play(STATS, [cut] + SOLVE)
     first = run.of_type("observation")[0]["text"]
     assert "cut off at the 2048-token limit" in first and "smaller steps" in first
     assert run.of_type("llm_reply")[0]["truncated"] is True

@@ -2,7 +2,6 @@
 server expects and answers the way it does, quirks included; and choosing a backend."""
 from __future__ import annotations
 
-import json
 import socket
 
 import pytest

@@ -12,13 +12,8 @@ GOOD_STATS = (ROOT / "tests" / "solutions" / "stats" / "stats.py").read_text()
 BAD_STATS = "def median(xs):\n    return 0\n\ndef moving_average(xs, k):\n    return []\n"
 
 
-def play(agent, task, script, *args):
-    with FakeKoboldCpp(script) as server:
-        return agent.run(task, "--server", server.url, *args)
-
-
 def test_editing_a_protected_test_is_refused(agent):
-    run = play(agent, STATS, [
+    run = agent.play(STATS, [
         action("write_file", path="test_stats.py", content="def test_nothing():\n    pass\n"),
         action("edit_file", path="test_stats.py", old="== 2.5", new="== 2"),
         action("write_file", path="./sub/../test_stats.py", content=""),
@@ -30,7 +25,7 @@ def test_editing_a_protected_test_is_refused(agent):
 
 
 def test_a_conftest_that_skips_everything_is_refused(agent):
-    run = play(agent, STATS, [
+    run = agent.play(STATS, [
         action("write_file", path="conftest.py", content="collect_ignore_glob = ['*']\n"),
         action("write_file", path="sub/conftest.py", content="import pytest\npytestmark = pytest.mark.skip\n"),
     ], "--max-steps", "2")
@@ -40,7 +35,7 @@ def test_a_conftest_that_skips_everything_is_refused(agent):
 
 
 def test_finishing_on_a_stale_green_run_is_refused(agent):
-    run = play(agent, STATS, [
+    run = agent.play(STATS, [
         action("write_file", path="stats.py", content=GOOD_STATS),
         action("run_tests"),
         action("write_file", path="stats.py", content=BAD_STATS),
@@ -54,7 +49,7 @@ def test_finishing_on_a_stale_green_run_is_refused(agent):
 def test_tests_rewritten_by_code_at_test_time_are_caught_and_restored(agent):
     sneaky = ("import pathlib\npathlib.Path(__file__).with_name('test_stats.py').write_text("
               "'def test_ok():\\n    pass\\n')\n" + BAD_STATS)
-    run = play(agent, STATS, [
+    run = agent.play(STATS, [
         action("write_file", path="stats.py", content=sneaky),
         action("run_tests"),   # the original tests still run (and fail) while the file is rewritten
         action("edit_file", path="stats.py", old="return 0", new="return 1"),
@@ -69,7 +64,7 @@ def test_tests_rewritten_by_code_at_test_time_are_caught_and_restored(agent):
 
 
 def test_passing_visible_tests_with_a_wrong_solution_is_not_solved(agent):
-    run = play(agent, SLUGIFY, [
+    run = agent.play(SLUGIFY, [
         action("write_file", path="slugify.py", content="def slugify(text):\n    return text.lower().replace(' ', '-')\n"),
         action("run_tests"),
         action("finish", summary="slugify done"),
@@ -87,13 +82,13 @@ def test_passing_visible_tests_with_a_wrong_solution_is_not_solved(agent):
 
 def test_a_right_solution_is_solved_by_visible_and_hidden_tests(agent):
     good = (ROOT / "tests" / "solutions" / "slugify" / "slugify.py").read_text()
-    run = play(agent, SLUGIFY, [action("write_file", path="slugify.py", content=good), action("run_tests"),
+    run = agent.play(SLUGIFY, [action("write_file", path="slugify.py", content=good), action("run_tests"),
                                 action("finish", summary="done")])
     assert run.code == 0 and run.result["status"] == "solved" and run.result["hidden_tests"]["ok"] is True
 
 
 def test_stopping_without_finish_gets_the_test_results_then_gives_up(agent):
-    run = play(agent, STATS, ["I have fixed the bugs.", "", "All done!"])
+    run = agent.play(STATS, ["I have fixed the bugs.", "", "All done!"])
     texts = [o["text"] for o in run.of_type("observation")]
     assert len(texts) == 2 and all("You stopped without an action" in t and "I ran the tests for you" in t for t in texts)
     assert "FAILED test_stats::test_median_even" in texts[0]
@@ -102,7 +97,7 @@ def test_stopping_without_finish_gets_the_test_results_then_gives_up(agent):
 
 
 def test_a_nudge_with_green_tests_invites_finish(agent):
-    run = play(agent, STATS, [action("write_file", path="stats.py", content=GOOD_STATS), "Done.",
+    run = agent.play(STATS, [action("write_file", path="stats.py", content=GOOD_STATS), "Done.",
                               action("finish", summary="fixed")])
     assert "They pass: if the task is done, reply with the finish action." in run.of_type("observation")[1]["text"]
     assert run.result["status"] == "solved"
@@ -110,14 +105,14 @@ def test_a_nudge_with_green_tests_invites_finish(agent):
 
 def test_the_same_write_five_times_ends_stuck(agent):
     write = action("write_file", path="stats.py", content=BAD_STATS)
-    run = play(agent, STATS, [write] * 6)
+    run = agent.play(STATS, [write] * 6)
     texts = [o["text"] for o in run.of_type("observation")]
     assert "already has exactly this content" in texts[1] and "repeat 1 of 4" in texts[1]
     assert run.result["status"] == "stuck" and run.result["steps"] == 5
 
 
 def test_rerunning_tests_and_rereading_without_change_are_noted(agent):
-    run = play(agent, STATS, [action("run_tests"), action("run_tests"), action("read_file", path="stats.py"),
+    run = agent.play(STATS, [action("run_tests"), action("run_tests"), action("read_file", path="stats.py"),
                               action("read_file", path="stats.py")], "--max-steps", "4")
     texts = [o["text"] for o in run.of_type("observation")]
     assert texts[1].startswith("Nothing changed since the test run at step 1") and "repeat 1 of 4" in texts[1]
@@ -128,13 +123,13 @@ def test_rerunning_tests_and_rereading_without_change_are_noted(agent):
 def test_flipping_between_two_versions_ends_stuck(agent):
     a = action("write_file", path="stats.py", content=BAD_STATS)
     b = action("write_file", path="stats.py", content=GOOD_STATS)
-    run = play(agent, STATS, [a, b, a, b, a, b, a, b])
+    run = agent.play(STATS, [a, b, a, b, a, b, a, b])
     assert "keep flipping back and forth" in run.transcript_text()
     assert run.result["status"] == "stuck"
 
 
 def test_an_edit_whose_old_text_matches_twice_is_an_error(agent):
-    run = play(agent, STATS, [
+    run = agent.play(STATS, [
         action("edit_file", path="stats.py", old="    return", new="    return None or"),
         action("edit_file", path="stats.py", old="return s[n // 2]", new="return s[(n - 1) // 2]"),
     ], "--max-steps", "2")
@@ -145,7 +140,7 @@ def test_an_edit_whose_old_text_matches_twice_is_an_error(agent):
 
 
 def test_hidden_tests_run_whatever_the_status(agent):
-    run = play(agent, STATS, [action("write_file", path="stats.py", content=GOOD_STATS)], "--max-steps", "1")
+    run = agent.play(STATS, [action("write_file", path="stats.py", content=GOOD_STATS)], "--max-steps", "1")
     assert run.result["status"] == "step_limit"
     assert run.result["hidden_tests"] == {"passed": 6, "failed": 0, "errors": 0, "skipped": 0, "ok": True,
                                           "outcome": "completed"}
@@ -164,7 +159,7 @@ def test_edit_actions_can_be_switched_off(agent):
 
 def test_hidden_tests_ignore_the_agents_own_tests_and_pytest_setup(agent):
     fizzbuzz = (ROOT / "tests" / "solutions" / "fizzbuzz" / "fizzbuzz.py").read_text()
-    run = play(agent, ROOT / "example_tasks" / "fizzbuzz.txt", [
+    run = agent.play(ROOT / "example_tasks" / "fizzbuzz.txt", [
         action("write_file", path="fizzbuzz.py", content=fizzbuzz),
         action("write_file", path="conftest.py", content="import pytest\n\ndef pytest_collection_modifyitems(items):\n"
                                                          "    for item in items:\n        item.add_marker(pytest.mark.skip)\n"),
@@ -179,7 +174,7 @@ def test_hidden_tests_ignore_the_agents_own_tests_and_pytest_setup(agent):
 def test_a_conftest_written_by_test_code_is_caught_at_finish(agent):
     sneaky = ("import pathlib\npathlib.Path(__file__).with_name('conftest.py').write_text("
               "'import pytest\\ndef pytest_collection_modifyitems(items):\\n    items[:] = []\\n')\n" + GOOD_STATS)
-    run = play(agent, STATS, [
+    run = agent.play(STATS, [
         action("write_file", path="stats.py", content=sneaky),
         action("run_tests"),
         action("finish", summary="done"),
@@ -191,7 +186,7 @@ def test_a_conftest_written_by_test_code_is_caught_at_finish(agent):
 
 def test_a_pytest_module_in_the_workspace_cannot_stand_in_for_pytest(agent):
     fake = "import sys\nprint('all green')\nsys.exit(0)\n"
-    run = play(agent, ROOT / "example_tasks" / "fizzbuzz.txt", [
+    run = agent.play(ROOT / "example_tasks" / "fizzbuzz.txt", [
         action("write_file", path="pytest.py", content=fake),
         action("write_file", path="test_x.py", content="def test_x():\n    assert False\n"),
         action("run_tests"),
@@ -200,7 +195,7 @@ def test_a_pytest_module_in_the_workspace_cannot_stand_in_for_pytest(agent):
 
 
 def test_a_change_in_a_dot_folder_after_a_green_run_is_seen_by_the_gate(agent):
-    run = play(agent, STATS, [
+    run = agent.play(STATS, [
         action("write_file", path=".lib/helper.py", content="VALUE = 1\n"),
         action("write_file", path="stats.py", content="import sys\nsys.path.insert(0, '.lib')\n" + GOOD_STATS),
         action("run_tests"),
@@ -211,7 +206,7 @@ def test_a_change_in_a_dot_folder_after_a_green_run_is_seen_by_the_gate(agent):
 
 
 def test_resuming_an_unsolved_run_with_hidden_tests(agent):
-    first = play(agent, STATS, [action("write_file", path="stats.py", content=BAD_STATS)], "--max-steps", "1")
+    first = agent.play(STATS, [action("write_file", path="stats.py", content=BAD_STATS)], "--max-steps", "1")
     assert first.result["hidden_tests"]["ok"] is False
     with FakeKoboldCpp([action("write_file", path="stats.py", content=GOOD_STATS), action("run_tests"),
                         action("finish", summary="fixed")]) as server:
@@ -221,7 +216,7 @@ def test_resuming_an_unsolved_run_with_hidden_tests(agent):
 
 
 def test_odd_replies_are_invalid_replies_not_crashes(agent):
-    run = play(agent, STATS, ['{"thought": "x", "action": ["run_tests"]}', '{"a": ' * 3000 + "1" + "}" * 3000,
+    run = agent.play(STATS, ['{"thought": "x", "action": ["run_tests"]}', '{"a": ' * 3000 + "1" + "}" * 3000,
                               '{"thought": "\\udc80", "action": "run_tests"}'], "--max-steps", "3")
     texts = [o["text"] for o in run.of_type("observation")]
     assert texts[0].startswith("Unknown action") and "nests too deeply" in texts[1] and "lone surrogate" in texts[2]
@@ -229,5 +224,5 @@ def test_odd_replies_are_invalid_replies_not_crashes(agent):
 
 
 def test_the_max_steps_flag_wins_over_the_task(agent):
-    run = play(agent, ROOT / "example_tasks" / "slugify.yaml", [action("list_files")] * 3, "--max-steps", "2")
+    run = agent.play(ROOT / "example_tasks" / "slugify.yaml", [action("list_files")] * 3, "--max-steps", "2")
     assert run.result["steps"] == 2 and run.result["status"] == "step_limit"
