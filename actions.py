@@ -8,12 +8,13 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import typing
 from pathlib import Path
-from typing import Literal
+from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sandbox import PYTEST_SETUP_FILES, put_file, read_regular_file
 
 
 class _Action(BaseModel):
@@ -175,9 +176,6 @@ class Refused(Exception):
 
 
 READ_LIMIT = 20_000
-# Files that change how pytest collects or runs tests: writing them could hide protected tests.
-COLLECTION_FILES = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
-                    "sitecustomize.py", "usercustomize.py"}
 
 
 class Workspace:
@@ -209,7 +207,7 @@ class Workspace:
         if name in self.protected:
             raise Refused(f"Refused: '{name}' is a protected test file; the tests are correct, fix the code.")
         if self.protected:
-            if full.name in COLLECTION_FILES:
+            if full.name in PYTEST_SETUP_FILES:
                 raise Refused(f"Refused: '{name}' would change how the protected tests are collected.")
             if not full.exists() and full.name in {Path(p).name for p in self.protected}:
                 raise Refused(f"Refused: '{name}' would shadow the protected test file of the same name.")
@@ -243,22 +241,14 @@ class Workspace:
         return state
 
     def put(self, rel: str, content: str) -> None:
-        """Write a file for the agent itself (a restored test, a hidden test), replacing any
-        symlink or odd file on the way instead of following it: test code may have planted one."""
-        path = self.root
-        for part in Path(rel).parts[:-1]:
-            path = path / part
-            if path.is_symlink() or (path.exists() and not path.is_dir()):
-                path.unlink()
-            path.mkdir(exist_ok=True)
-        target = path / Path(rel).name
-        if target.is_dir() and not target.is_symlink():
-            shutil.rmtree(target)
-        elif target.is_symlink() or target.exists():
-            target.unlink()
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-        with open(fd, "w", encoding="utf-8") as f:
-            f.write(content)
+        put_file(self.root, rel, content)
+
+    def read_bytes(self, rel: str) -> Optional[bytes]:
+        """A regular file's bytes, or None (no such file, a refused path, a symlink, a folder)."""
+        try:
+            return read_regular_file(self.resolve(rel), 1 << 30)
+        except Refused:
+            return None
 
     def state(self) -> str:
         """One digest of the whole workspace: equal digests, nothing changed in between."""

@@ -142,3 +142,13 @@ def load_config(path: Optional[Path] = None, overrides: Optional[dict[str, Any]]
     except ValidationError as e:
         raise ConfigError(describe_validation_error(str(path), e)) from None
     return config, bool(config.server)
+
+
+def with_absolute_paths(config: Config, base: Path) -> Config:
+    """Paths in settings mean what they mean to the shell: relative to the folder the command was
+    started in. Nothing below the command line ever sees a relative path."""
+    def absolute(value: Optional[str]) -> Optional[str]:
+        return str((base / Path(value).expanduser()).absolute()) if value else value
+    sandbox = config.sandbox.model_copy(update={"python": absolute(config.sandbox.python)})
+    return config.model_copy(update={"runs_dir": absolute(config.runs_dir), "model_path": absolute(config.model_path),
+                                     "sandbox": sandbox})

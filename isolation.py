@@ -1,10 +1,10 @@
 """Running one command confined: limits, a clean environment, an unprivileged user when we are
 root, bubblewrap when it works, a wall-clock timeout, and no process left behind afterwards.
 
-Measured facts behind each choice are in shared/notes/sandbox.md: output goes to files (a pipe
-held open by a background child hangs the caller), the process tree is frozen before it is
-killed (else a fork bomb wins the race), and orphans are collected by making this process a
-child subreaper (a child that calls setsid or double-forks escapes a process-group kill).
+Measured facts behind each choice: output goes to files (a pipe held open by a background child
+made the caller wait out its timeout), the process tree is frozen before it is killed (else a
+fork bomb wins the race), and orphans are collected by making this process a child subreaper (a
+child that calls setsid or double-forks escapes a process-group kill).
 """
 from __future__ import annotations
 
@@ -28,11 +28,15 @@ PR_SET_CHILD_SUBREAPER = 36
 # Runs first inside the sandbox: drops to the unprivileged user when asked, then forks the real
 # command and waits, so the command's parent is this launcher and never the agent itself
 # (a test that kills its parent ends only its own run).
+# It prints STARTED first: a log without it means the sandbox itself never started (a bwrap
+# error, a missing interpreter), which is no test result at all.
+STARTED = "tdd-agent: sandbox started"
 LAUNCHER = """\
 import os, sys
 uid = int(sys.argv[1])
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
+os.write(1, b"%s\\n")
 pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[2], sys.argv[2:])
@@ -44,7 +48,7 @@ while True:
         pass
 code = os.waitstatus_to_exitcode(status)
 sys.exit(128 - code if code < 0 else code)
-"""
+""" % STARTED
 
 
 @dataclass
@@ -53,6 +57,8 @@ class Outcome:
     timed_out: bool
     seconds: float
     leftovers_killed: int  # processes still alive after the command ended
+    started: bool = True  # False: the sandbox never started; `problem` says why
+    problem: str = ""
 
 
 @dataclass
@@ -171,7 +177,10 @@ def clean_environment(home: Path, tmp: Path, python_bin: Path) -> dict[str, str]
     return {
         "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTHONUNBUFFERED": "1",
+        # no bytecode is written, and none is read from the workspace: a .pyc planted by test code
+        # would otherwise stand in for a test file (the prefix can never exist: /dev/null is a file)
+        "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/dev/null/pycache",
+        "PYTHONNOUSERSITE": "1", "PYTHONUNBUFFERED": "1",
         "MALLOC_ARENA_MAX": "2",
     }
 
@@ -266,9 +275,12 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
     start = time.monotonic()
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
     with open(fd, "wb") as out:
-        proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=_rlimits(limits, conf.run_as))
+        try:
+            proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, start_new_session=True,
+                                    preexec_fn=_rlimits(limits, conf.run_as))
+        except OSError as e:
+            return Outcome(None, False, 0.0, 0, started=False, problem=f"{command[0]}: {e.strerror or e}")
         timed_out = False
         try:
             exit_code: Optional[int] = proc.wait(timeout=limits.timeout)
@@ -283,4 +295,34 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
             raise
     seconds = time.monotonic() - start
     leftovers = kill_tree(os.getpid(), before)
-    return Outcome(exit_code, timed_out, seconds, leftovers)
+    head = _head(log, 2000)
+    if head.startswith(STARTED):
+        return Outcome(exit_code, timed_out, seconds, leftovers)
+    problem = " ".join(head.split())[:300] or f"it exited with code {exit_code} before starting"
+    return Outcome(exit_code, timed_out, seconds, leftovers, started=False, problem=problem)
+
+
+def _head(path: Path, limit: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder that test code may have made unreadable (chmod 000) on the way."""
+    def retry(func, name, _exc):
+        try:
+            os.chmod(os.path.dirname(name), 0o700)
+            if os.path.isdir(name) and not os.path.islink(name):
+                os.chmod(name, 0o700)
+            func(name)
+        except OSError:
+            pass
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        shutil.rmtree(path, onerror=retry)
+        if path.exists():
+            shutil.rmtree(path, onerror=retry)  # a second pass for folders unlocked by the first

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 import llm_client
-from config import ConfigError, load_config
+from config import ConfigError, load_config, with_absolute_paths
 from orchestrator import Orchestrator
 from runlog import new_run_dir, read_transcript
 from sandbox import Sandbox, SandboxError
@@ -42,10 +42,13 @@ def parser() -> argparse.ArgumentParser:
 def resumable_task(run_dir: Path) -> Path:
     """The task of an earlier run, if that run can go on (it exists and was not solved)."""
     start = next((e for e in read_transcript(run_dir) if e["type"] == "start"), None)
-    if start is None or not (run_dir / "workspace").is_dir():
+    if start is None or not isinstance(start.get("source"), str) or not (run_dir / "workspace").is_dir():
         raise ConfigError(f"{run_dir}: not a run folder (no transcript.jsonl with a start event, or no workspace/)")
-    result = run_dir / "result.json"
-    if result.exists() and json.loads(result.read_text()).get("status") == "solved":
+    try:
+        status = json.loads((run_dir / "result.json").read_text(encoding="utf-8")).get("status")
+    except (OSError, ValueError, AttributeError):
+        status = None  # no result yet (interrupted hard) or a damaged one: the transcript decides
+    if status == "solved":
         raise ConfigError(f"{run_dir}: that run is already solved; there is nothing to resume")
     return Path(start["source"])
 
@@ -60,9 +63,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     overrides = {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
                  "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
                  "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
+    cwd = Path.cwd()  # every path the user gives is relative to it, as in the shell
+    task_path, resume = (cwd / p if p else None for p in (args.task, args.resume))
     try:
-        config, server_named = load_config(args.config, overrides)
-        task = load_task(args.task or resumable_task(args.resume))
+        config, server_named = load_config(cwd / args.config if args.config else None, overrides)
+        config = with_absolute_paths(config, cwd)
+        task = load_task(task_path or resumable_task(resume))
     except ConfigError as e:
         return fail(str(e), 2)
     if task.spec.timeout:
@@ -75,13 +81,10 @@ def main(argv: Optional[list[str]] = None) -> int:
         return fail(str(e), 3)
     try:
         sandbox = Sandbox(config.sandbox)
-        runs_dir = args.resume.parent if args.resume else Path(config.runs_dir)
-        runs_dir.mkdir(parents=True, exist_ok=True)
-        sandbox.check_folder(runs_dir)
-        run_dir = args.resume or new_run_dir(runs_dir, args.run_id or task.id)
+        run_dir = resume or new_run_dir(Path(config.runs_dir), args.run_id or task.id)
     except (SandboxError, OSError) as e:
         return fail(str(e), 2)
-    result = Orchestrator(task, backend, sandbox, config, run_dir, resume=bool(args.resume)).run()
+    result = Orchestrator(task, backend, sandbox, config, run_dir, resume=bool(resume)).run()
     print(f"Run folder: {run_dir}")
     return 0 if result["status"] == "solved" else 1
 

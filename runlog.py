@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
+from actions import strip_thinking
+
 
 def new_run_dir(runs_dir: Path, task_id: str) -> Path:
     """A fresh folder for this run; an earlier run's folder is never reused or destroyed."""
@@ -31,11 +33,12 @@ class RunLog:
         # backslashreplace: a lone surrogate in a model's text must not crash the log
         self._file = open(run_dir / "transcript.jsonl", "a", encoding="utf-8", errors="backslashreplace")
 
-    def event(self, type_: str, step: Optional[int] = None, **fields: Any) -> None:
+    def event(self, type_: str, step: Optional[int] = None, **fields: Any) -> dict:
         record = {"t": round(time.time() - self.started, 3), "step": step, "type": type_, **fields}
         self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())
+        return record
 
     def write_result(self, result: dict) -> None:
         tmp = self.run_dir / "result.json.tmp"
@@ -47,14 +50,69 @@ class RunLog:
 
 
 def read_transcript(run_dir: Path) -> list[dict]:
-    """Every event that was written; a half-written last line (a crash) is skipped."""
+    """Every event that was written; a half-written or damaged line (a crash) is skipped."""
     events = []
     path = run_dir / "transcript.jsonl"
-    if not path.exists():
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
         return events
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in lines:
         try:
-            events.append(json.loads(line))
+            event = json.loads(line)
         except json.JSONDecodeError:
             continue
+        if isinstance(event, dict) and isinstance(event.get("type"), str):
+            events.append(event)
     return events
+
+
+class RunState:
+    """What the loop knows and counts, derived from transcript events alone: the live loop and
+    --resume apply the same events through `apply`, so both count by one rule."""
+
+    def __init__(self, messages: list[dict]):
+        self.messages = messages  # the history sent to the model
+        self.step = 0
+        self.invalid_in_row = self.invalid_total = self.nudges = 0
+        self.last_run: Optional[dict] = None  # the latest test_run event
+        self.finish_accepted = False
+        self.tokens = {"prompt": 0, "completion": 0}
+        self.seconds = {"llm": 0.0, "tests": 0.0}
+
+    def apply(self, event: dict) -> None:
+        kind = event["type"]
+        if kind == "llm_reply":
+            self.step = event["step"]
+            self.tokens["prompt"] += event.get("prompt_tokens") or 0
+            self.tokens["completion"] += event.get("completion_tokens") or 0
+            self.seconds["llm"] += event.get("seconds") or 0
+            text = strip_thinking(event["text"]).strip()  # the model's own text: the server cached it
+            reply = event.get("kind") or reply_kind(text, event.get("error"), event.get("truncated", False))
+            if reply == "action":
+                self.messages.append({"role": "assistant", "content": text})
+                self.invalid_in_row = 0
+            else:
+                self.messages.append({"role": "assistant", "content": text[:800] or "(empty reply)"})
+                self.invalid_total += 1
+                if reply == "stopped":
+                    self.nudges += 1
+                else:
+                    self.invalid_in_row += 1
+        elif kind == "observation":
+            self.messages.append({"role": "user", "content": f"Observation:\n{event['text']}"})
+        elif kind == "test_run":
+            self.last_run = event
+            self.seconds["tests"] += event.get("seconds") or 0
+        elif kind == "finish_accepted":
+            self.finish_accepted = True
+
+
+def reply_kind(text: str, error: Optional[str], truncated: bool) -> str:
+    """action: a valid action; stopped: no JSON at all (the model thinks it is done: a nudge);
+    invalid: anything else, a reply cut at max_tokens included."""
+    if error is None:
+        return "action"
+    if truncated or "{" in text:
+        return "invalid"
+    return "stopped"

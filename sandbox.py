@@ -13,8 +13,9 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Optional
 
@@ -35,7 +36,7 @@ class TestRun:
     skipped: int
     exit_code: Optional[int]
     seconds: float
-    outcome: str  # completed | timeout | killed | no_report
+    outcome: str  # completed | timeout | killed | no_report | tampered | not_run
     output: str   # what the model reads: failures first, no timings, bounded
     leftover_processes: int = 0  # still running after pytest ended, then killed
 
@@ -50,6 +51,11 @@ class TestRun:
 
     def to_dict(self) -> dict:
         return {**asdict(self), "ok": self.ok}
+
+    @classmethod
+    def from_event(cls, event: dict) -> "TestRun":
+        """The run a transcript's test_run event recorded."""
+        return cls(**{k: event[k] for k in cls.__dataclass_fields__ if k in event})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,6 +186,9 @@ def read_regular_file(path: Path, limit: int) -> Optional[bytes]:
         return f.read(limit)
 
 
+_CAPTURE_HEADER = re.compile(r"^-+ Captured \w+ -+$", re.MULTILINE)
+
+
 def parse_junit(xml_path: Path) -> Optional[tuple[dict[str, int], list[tuple[str, str, str]]]]:
     """Counts, and (kind, test id, text) for each failure or error; None if there is no report."""
     data = read_regular_file(xml_path, REPORT_LIMIT)
@@ -194,7 +203,7 @@ def parse_junit(xml_path: Path) -> Optional[tuple[dict[str, int], list[tuple[str
     for case in root.iter("testcase"):
         test_id = "::".join(p for p in (case.get("classname", ""), case.get("name", "")) if p)
         kinds = {child.tag for child in case}
-        captured = "\n".join((c.text or "").strip() for c in case if c.tag in ("system-out", "system-err") and (c.text or "").strip())
+        captured = "\n".join(_CAPTURE_HEADER.sub("", c.text or "").strip() for c in case if c.tag in ("system-out", "system-err")).strip()
         for child in case:
             if child.tag in ("failure", "error"):
                 text = (child.text or child.get("message", "")).strip()
@@ -257,8 +266,9 @@ def summarize(report: Optional[tuple], exit_code: Optional[int], timed_out: bool
 
 # pytest itself is imported before the workspace goes on sys.path, so a pytest.py written by the
 # model cannot stand in for it; then the workspace is put back first, as `python -m pytest` does.
+# pytest.main() reads sys.argv (console_main prints a deprecation warning on pytest 9.2).
 PYTEST_STUB = ("import os, sys; del sys.path[0]; import pytest; sys.path.insert(0, os.getcwd()); "
-               "raise SystemExit(getattr(pytest, 'console_main', pytest.main)())")
+               "raise SystemExit(int(pytest.main()))")
 _INI_SECTIONS = {"pytest.ini": "", "pyproject.toml": "[tool.pytest.ini_options]", "tox.ini": "[pytest]",
                  "setup.cfg": "[tool:pytest]"}
 
@@ -308,28 +318,135 @@ class Sandbox:
     def describe(self) -> str:
         return f"{self.confinement.describe()}; interpreter {self.python}"
 
-    def check_folder(self, folder: Path) -> None:
-        """The run folder must be reachable by the test user (bwrap binds it, so only basic cares)."""
-        conf = self.confinement
-        if conf.layer == "basic" and conf.run_as >= 0 and not isolation.reachable(folder, conf.run_as):
-            raise SandboxError(f"{folder} is not reachable for uid {conf.run_as}, which runs the tests when the agent "
-                               "is root (a parent folder is not searchable for others); use another runs_dir "
-                               "or install bubblewrap")
+    def run_pytest(self, source: Path, scratch: Path, network: Optional[bool] = None,
+                   targets: tuple[str, ...] = (), trusted: Optional[dict[str, str]] = None,
+                   drop_setup: bool = False) -> TestRun:
+        """One pytest run on a fresh copy of `source`, and what that run may prove.
 
-    def run_pytest(self, workdir: Path, scratch: Path, network: Optional[bool] = None,
-                   targets: tuple[str, ...] = ()) -> TestRun:
-        """One pytest run in workdir (on `targets`, or all it collects). scratch holds the test
-        user's HOME, TMPDIR and the JUnit report; the log goes beside it, out of the user's reach."""
+        The copy is what test code can touch: the files the agent keeps never change under a test,
+        and nothing a run leaves behind (bytecode, a deleted file, a chmod) reaches the next run.
+        `trusted` files (the task's own tests: path -> content) are laid over the copy and must be
+        byte-identical after the run; with `drop_setup`, pytest set-up files that are not trusted
+        are left out. A run during which test code changed a trusted file, created or changed a
+        pytest set-up file, or planted bytecode is `tampered`: it proves nothing. A run whose
+        sandbox never started is `not_run`. `scratch` keeps the log beside it, out of the tests' reach."""
+        trusted = trusted or {}
+        scratch.mkdir(parents=True, exist_ok=True)
+        stage = self._stage(scratch)
+        workdir = stage / "workspace"
+        copy_files(source, workdir, drop_setup=drop_setup, keep=set(trusted))
+        for rel, content in trusted.items():
+            put_file(workdir, rel, content)
+        before = setup_files(workdir)
         for sub in ("home", "tmp"):
-            (scratch / sub).mkdir(parents=True, exist_ok=True)
-        report, log = scratch / "report.xml", scratch.with_name(scratch.name + ".log")
-        report.unlink(missing_ok=True)
-        env = isolation.clean_environment(scratch / "home", scratch / "tmp", self.python.parent)
+            (stage / sub).mkdir()
+        report, log = stage / "report.xml", scratch.with_name(scratch.name + ".log")
+        env = isolation.clean_environment(stage / "home", stage / "tmp", self.python.parent)
         argv = ["-c", PYTEST_STUB, "-q", "-p", "no:cacheprovider", "--color=no", "--tb=short",
                 f"--junitxml={report}", "-o", "junit_logging=out-err", *pytest_config_args(workdir),
                 "--", *targets]
-        result = isolation.run(self.confinement, self.python, argv, workdir, [workdir, scratch], env, log,
-                               self.cfg, self.cfg.network if network is None else network)
-        run = summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, self.cfg)
-        run.leftover_processes = result.leftovers_killed
+        try:
+            result = isolation.run(self.confinement, self.python, argv, workdir, [stage], env, log,
+                                   self.cfg, self.cfg.network if network is None else network)
+            if not result.started:
+                return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run",
+                               f"The tests could not run: the sandbox did not start ({result.problem}). "
+                               "This is a fault of the agent's set-up, not of your code.")
+            run = summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, self.cfg)
+            run.leftover_processes = result.leftovers_killed
+            tampering = find_tampering(workdir, before, trusted)
+        finally:
+            if stage.parent != scratch:  # a stage outside the run folder is not kept
+                isolation.remove_tree(stage)
+        if tampering:
+            return replace(run, outcome="tampered", output=(
+                "This test run proves nothing: while it ran, test code changed what decides how the tests run: "
+                + "; ".join(tampering) + ". The task's tests are correct; fix the code, not the tests.\n\n" + run.output))
         return run
+
+    def _stage(self, scratch: Path) -> Path:
+        """A fresh folder for one run: in the run folder when the test user can reach it, else
+        (root without bubblewrap, project in a private folder) in a reachable scratch area, so
+        the permissions of the user's own folders never change."""
+        conf = self.confinement
+        if conf.layer == "bwrap" or conf.run_as < 0 or isolation.reachable(scratch, conf.run_as):
+            stage = scratch / "stage"
+            isolation.remove_tree(stage)
+            stage.mkdir()
+            return stage
+        base = cache_dir() / "stage"
+        base.mkdir(parents=True, exist_ok=True)
+        base.chmod(0o755)
+        return Path(tempfile.mkdtemp(prefix="stage-", dir=base))
+
+
+# ---------------------------------------------------------------------------------------------
+# The copy a run works on, and what test code may not change in it.
+
+# Files that change how pytest collects or runs tests.
+PYTEST_SETUP_FILES = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
+                      "sitecustomize.py", "usercustomize.py"}
+SKIPPED_FOLDERS = {"__pycache__", ".pytest_cache"}
+
+
+def copy_files(source: Path, dest: Path, drop_setup: bool = False, keep: set[str] = frozenset()) -> None:
+    """Copy regular files and symlinks (as links, never followed); caches are left out."""
+    dest.mkdir(parents=True)
+    for folder, dirs, names in os.walk(source):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS]
+        rel_folder = Path(folder).relative_to(source)
+        for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            rel = (rel_folder / name).as_posix()
+            if drop_setup and name in PYTEST_SETUP_FILES and rel not in keep:
+                continue
+            src, target = Path(folder) / name, dest / rel_folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_symlink():
+                os.symlink(os.readlink(src), target)
+            elif stat.S_ISREG(src.lstat().st_mode):
+                shutil.copyfile(src, target, follow_symlinks=False)
+
+
+def put_file(root: Path, rel: str, content: str) -> None:
+    """Write a file of the agent's own (a task file, a restored test) below root, replacing any
+    symlink or odd file on the way instead of following it: test code may have planted one."""
+    path = root
+    for part in Path(rel).parts[:-1]:
+        path = path / part
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            path.unlink()
+        path.mkdir(exist_ok=True)
+    target = path / Path(rel).name
+    if target.is_symlink() or target.exists():
+        isolation.remove_tree(target)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with open(fd, "w", encoding="utf-8") as f:
+        f.write(content)
+
+
+def setup_files(root: Path) -> dict[str, Optional[bytes]]:
+    """Every pytest set-up file and cached bytecode file below root, with its content."""
+    found = {}
+    for folder, dirs, names in os.walk(root):
+        for name in names:
+            if name in PYTEST_SETUP_FILES or name.endswith((".pyc", ".pyo")) or os.path.basename(folder) == "__pycache__":
+                path = Path(folder) / name
+                found[path.relative_to(root).as_posix()] = read_regular_file(path, 1024 * 1024)
+    return found
+
+
+def find_tampering(root: Path, before: dict[str, Optional[bytes]], trusted: dict[str, str]) -> list[str]:
+    """What test code changed that only the task may set."""
+    problems = []
+    for rel, content in trusted.items():
+        now = read_regular_file(root / rel, len(content.encode()) + 1)
+        if now != content.encode():
+            problems.append(f"{rel} was {'deleted' if now is None else 'changed'}")
+    try:
+        after = setup_files(root)
+    except OSError:
+        return problems + ["the workspace was made unreadable"]
+    for rel, content in after.items():
+        if before.get(rel, b"<new>") != content:
+            problems.append(f"{rel} was {'created' if rel not in before else 'changed'}")
+    return problems

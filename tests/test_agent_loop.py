@@ -74,7 +74,7 @@ def test_fix_loop_ends_solved_with_a_complete_run_folder(agent):
     assert body["trim_stop"] is True
 
 
-def test_finish_before_any_test_run_is_refused(agent):
+def test_finish_before_any_test_run_runs_the_tests_and_refuses_when_there_are_none(agent):
     script = [
         action("write_file", path="fizzbuzz.py", content=FIXED),
         action("finish", summary="done"),
@@ -82,8 +82,32 @@ def test_finish_before_any_test_run_is_refused(agent):
     run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "2")
     assert run.code == 1
     refused = run.of_type("finish_refused")
-    assert len(refused) == 1 and "no test run yet" in refused[0]["reason"]
+    assert len(refused) == 1 and "collected no tests" in refused[0]["reason"]
+    assert len(run.of_type("test_run")) == 1
     assert run.result["status"] == "step_limit" and run.result["finish_accepted"] is False
+
+
+def test_finish_right_after_writing_code_and_tests_runs_them_and_accepts(agent):
+    script = [
+        action("write_file", path="fizzbuzz.py", content=FIXED),
+        action("write_file", path="test_fizzbuzz.py", content=TESTS),
+        action("finish", summary="done"),
+    ]
+    run = agent.play(agent.write_task("t.txt", TASK), script)
+    assert run.code == 0 and run.result["status"] == "solved" and run.result["steps"] == 3
+    assert [t["ok"] for t in run.of_type("test_run")] == [True]
+
+
+def test_finish_right_after_writing_failing_code_is_refused_with_the_failures(agent):
+    script = [
+        action("write_file", path="fizzbuzz.py", content=BUGGY),
+        action("write_file", path="test_fizzbuzz.py", content=TESTS),
+        action("finish", summary="done"),
+    ]
+    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "3")
+    refused = run.of_type("finish_refused")
+    assert len(refused) == 1 and "FAILED test_fizzbuzz::test_fizzbuzz" in refused[0]["reason"]
+    assert run.result["status"] == "step_limit" and run.code == 1
 
 
 def test_finish_after_a_red_run_is_refused(agent):
@@ -111,7 +135,7 @@ def test_finish_after_a_write_that_followed_a_green_run_reruns_and_refuses(agent
     run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "5")
     assert run.code == 1
     refused = run.of_type("finish_refused")
-    assert len(refused) == 1 and refused[0]["reason"].startswith("files changed after the last green run")
+    assert len(refused) == 1 and refused[0]["reason"].startswith("I ran the tests on the current files and they do not pass")
     tests = run.of_type("test_run")
     assert [t["ok"] for t in tests] == [True, False]  # the gate re-ran the tests itself
     assert run.result["finish_accepted"] is False and run.result["last_test_run"]["ok"] is False

@@ -42,23 +42,27 @@ def test_finishing_on_a_stale_green_run_is_refused(agent):
         action("finish", summary="fixed"),
     ], "--max-steps", "4")
     refused = run.of_type("finish_refused")
-    assert len(refused) == 1 and "files changed after the last green run, and the tests now fail" in refused[0]["reason"]
+    assert len(refused) == 1 and "I ran the tests on the current files and they do not pass" in refused[0]["reason"]
     assert run.result["finish_accepted"] is False and run.result["status"] == "step_limit"
 
 
-def test_tests_rewritten_by_code_at_test_time_are_caught_and_restored(agent):
+def test_tests_rewritten_by_code_at_test_time_prove_nothing(agent):
+    """Code imported by a model's test (collected first) rewrites the protected test before
+    pytest collects it: that run is `tampered`, and the workspace itself never changes."""
     sneaky = ("import pathlib\npathlib.Path(__file__).with_name('test_stats.py').write_text("
               "'def test_ok():\\n    pass\\n')\n" + BAD_STATS)
     run = agent.play(STATS, [
         action("write_file", path="stats.py", content=sneaky),
-        action("run_tests"),   # the original tests still run (and fail) while the file is rewritten
-        action("edit_file", path="stats.py", old="return 0", new="return 1"),
-        action("run_tests"),   # now only the rewritten test runs: green
+        action("write_file", path="test_a_mine.py", content="import stats\n\ndef test_import():\n    pass\n"),
+        action("run_tests"),
         action("finish", summary="done"),
-    ], "--max-steps", "5")
-    assert [t["ok"] for t in run.of_type("test_run")] == [False, True]
+    ], "--max-steps", "4")
+    tests = run.of_type("test_run")
+    assert [(t["outcome"], t["ok"]) for t in tests] == [("tampered", False)]
+    assert "test_stats.py was changed" in tests[0]["output"] and "proves nothing" in tests[0]["output"]
+    assert tests[0]["passed"] == 2  # the forged test really passed in the copy: the check is what stops it
     refused = run.of_type("finish_refused")
-    assert len(refused) == 1 and "tampered with: test_stats.py (restored" in refused[0]["reason"]
+    assert len(refused) == 1 and "tampered" in refused[0]["reason"]
     assert (run.run_dir / "workspace" / "test_stats.py").read_text() == (STATS / "repo" / "test_stats.py").read_text()
     assert run.result["status"] == "step_limit" and run.result["hidden_tests"]["ok"] is False
 
@@ -72,7 +76,7 @@ def test_passing_visible_tests_with_a_wrong_solution_is_not_solved(agent):
     assert run.of_type("finish_accepted")
     result = run.result
     assert result["finish_accepted"] is True and result["last_test_run"]["ok"] is True
-    assert result["status"] == "unsolved" and "hidden tests failed" in result["reason"]
+    assert result["status"] == "unsolved" and "hidden tests did not pass" in result["reason"]
     assert result["hidden_tests"]["failed"] >= 4 and result["hidden_tests"]["ok"] is False
     assert run.code == 1
     assert "Hidden tests: " in run.proc.stdout
@@ -144,7 +148,7 @@ def test_hidden_tests_run_whatever_the_status(agent):
     assert run.result["status"] == "step_limit"
     assert run.result["hidden_tests"] == {"passed": 6, "failed": 0, "errors": 0, "skipped": 0, "ok": True,
                                           "outcome": "completed"}
-    assert (run.run_dir / "hidden" / "workspace" / "test_stats_hidden.py").exists()
+    assert (run.run_dir / "hidden" / "stage" / "workspace" / "test_stats_hidden.py").exists()
     assert not (run.run_dir / "workspace" / "test_stats_hidden.py").exists()
 
 
@@ -171,7 +175,7 @@ def test_hidden_tests_ignore_the_agents_own_tests_and_pytest_setup(agent):
     assert run.result["status"] == "step_limit"
 
 
-def test_a_conftest_written_by_test_code_is_caught_at_finish(agent):
+def test_a_conftest_written_by_test_code_makes_the_run_prove_nothing(agent):
     sneaky = ("import pathlib\npathlib.Path(__file__).with_name('conftest.py').write_text("
               "'import pytest\\ndef pytest_collection_modifyitems(items):\\n    items[:] = []\\n')\n" + GOOD_STATS)
     run = agent.play(STATS, [
@@ -179,8 +183,10 @@ def test_a_conftest_written_by_test_code_is_caught_at_finish(agent):
         action("run_tests"),
         action("finish", summary="done"),
     ], "--max-steps", "3")
+    test_run = run.of_type("test_run")[0]
+    assert test_run["outcome"] == "tampered" and "conftest.py was created" in test_run["output"]
     refused = run.of_type("finish_refused")
-    assert len(refused) == 1 and "conftest.py (new pytest set-up, removed)" in refused[0]["reason"]
+    assert len(refused) == 1 and "tampered" in refused[0]["reason"]
     assert not (run.run_dir / "workspace" / "conftest.py").exists()
 
 

@@ -108,7 +108,7 @@ def test_huge_file_is_cut_at_the_file_size_limit(run, scratch):
                     f.write(block)
     """)
     assert not r.ok and r.failed == 1 and "File too large" in r.output  # Python ignores SIGXFSZ: EFBIG
-    assert (scratch / "run" / "workspace" / "big.bin").stat().st_size <= LIMITS["file_size_mb"] * 1024**2
+    assert (scratch / "run" / "sandbox" / "stage" / "workspace" / "big.bin").stat().st_size <= LIMITS["file_size_mb"] * 1024**2
 
 
 def test_flooding_stdout_ends_with_bounded_output(run):
@@ -238,7 +238,7 @@ def test_conftest_exit_zero_is_not_a_pass(run, scratch):
 
 def test_clean_environment(run, monkeypatch):
     r = run("import os\ndef test_env():\n    assert 'OPENAI_API_KEY' not in os.environ\n    assert 'HTTPS_PROXY' not in os.environ\n"
-            "    assert os.environ['HOME'].endswith('/sandbox/home')\n")
+            "    assert os.environ['HOME'].endswith('/sandbox/stage/home')\n")
     assert r.ok, r.output
 
 
