@@ -1,8 +1,8 @@
 """Talking to model servers: one small interface, one class per kind of server.
 
-Every backend answers `complete(messages, actions, protocol) -> Reply`. What each server
-really accepts is in shared/notes/servers.md; the orchestrator validates every reply anyway,
-because servers silently drop constraints they do not understand.
+Every backend answers `complete(messages, actions, protocol) -> Reply`. The orchestrator
+validates every reply, because servers silently drop constraints they do not understand (an
+invalid grammar is ignored without an error by KoboldCPP, and by some llama-server builds).
 """
 from __future__ import annotations
 

@@ -2,10 +2,10 @@
 
 They are NOT models: each plays a fixed list of replies, in order, so a test can make "the
 model" do exactly what it needs — including misbehaving on purpose (invalid JSON, prose,
-editing protected tests, never finishing). They speak the wire format of the real servers as
-written in shared/notes/servers.md, with the real servers' quirks (KoboldCPP's constant
-`usage` and "length" on stop sequences, llama-server's `timings`, Ollama's `done_reason`),
-and they record every request so tests can check the shape the agent sent.
+editing protected tests, never finishing). They speak the wire format of the real servers,
+with the real servers' quirks (KoboldCPP's constant `usage` and "length" on stop sequences,
+llama-server's `timings`, Ollama's `done_reason`), and they record every request so tests
+can check the shape the agent sent.
 
 A scripted reply is a string (the model's text), or a dict:
   {"text": ..., "truncated": True}   the reply was cut at max tokens
