@@ -2,18 +2,21 @@
 
 The YAML file is created with commented defaults on first run, so a user can see every knob
 without reading code. Precedence (later wins): defaults < YAML < AGENT_* env vars < CLI flags.
+Every setting has an environment variable: AGENT_<FIELD> for a top-level field (AGENT_MAX_STEPS=5),
+AGENT_SANDBOX_<FIELD> for the sandbox section (AGENT_SANDBOX_TIMEOUT=30).
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Mapping, Optional
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 DEFAULT_SERVER = "http://127.0.0.1:5001"
 DEFAULT_CONFIG_PATH = Path("agent.yaml")
+ENV_PREFIX = "AGENT_"
 
 
 class ConfigError(Exception):
@@ -69,7 +72,9 @@ class Config(BaseModel):
 def _commented_defaults() -> str:
     """The YAML a first run writes: every field, its default, and what it does."""
     lines = ["# Settings of the local test-driven coding agent.",
-             "# The environment variable AGENT_SERVER overrides this file; flags override both.", ""]
+             "# Environment variables override this file (AGENT_<SETTING>, e.g. AGENT_MAX_STEPS=5;",
+             "# AGENT_SANDBOX_<SETTING> for the sandbox section, e.g. AGENT_SANDBOX_TIMEOUT=30);",
+             "# flags override both.", ""]
 
     def emit(model: type[BaseModel], indent: str) -> None:
         defaults = model()
@@ -111,6 +116,50 @@ def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def env_name(*loc: str) -> str:
+    """The environment variable of a setting: ('max_steps',) -> AGENT_MAX_STEPS,
+    ('sandbox', 'timeout') -> AGENT_SANDBOX_TIMEOUT."""
+    return ENV_PREFIX + "_".join(loc).upper()
+
+
+def _env_settings(environ: Mapping[str, str], model: Optional[type[BaseModel]] = None,
+                  loc: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The settings named by AGENT_* variables, as strings for pydantic to parse. One rule for
+    every field (env_name); a section such as sandbox contributes its fields, not itself. An
+    empty variable counts as unset; AGENT_* names that are no setting are ignored (AGENT_DECIDER
+    is kept for a future decision-model client)."""
+    found: dict[str, Any] = {}
+    for name, field in (model or Config).model_fields.items():
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            section = _env_settings(environ, kind, loc + (name,))
+            if section:
+                found[name] = section
+        elif environ.get(env_name(*loc, name)):
+            found[name] = environ[env_name(*loc, name)]
+    return found
+
+
+def _from_env(error: ValidationError, env_values: dict[str, Any], flags: dict[str, Any]) -> Optional[str]:
+    """The one-line message for an invalid value that came from an environment variable (and was
+    not overridden by a flag); None when the value came from somewhere else."""
+    first = error.errors()[0]
+    loc: tuple[str, ...] = ()
+    value: Any = env_values
+    for key in first["loc"]:
+        if not isinstance(value, dict) or key not in value:
+            break
+        loc, value = loc + (str(key),), value[key]
+    if isinstance(value, dict) or not loc:
+        return None
+    overridden: Any = flags
+    for key in loc:
+        if not isinstance(overridden, dict) or key not in overridden:
+            return f"environment variable {env_name(*loc)}={value!r}: {first['msg']}"
+        overridden = overridden[key]
+    return None
+
+
 def describe_validation_error(source: str, error: ValidationError) -> str:
     first = error.errors()[0]
     where = ".".join(str(p) for p in first["loc"]) or "(top level)"
@@ -135,12 +184,13 @@ def load_config(path: Optional[Path] = None, overrides: Optional[dict[str, Any]]
     elif not path.exists():
         raise ConfigError(f"{path}: config file not found")
     data = _read_yaml(path) if path.exists() else {}
-    env_values = {"server": environ["AGENT_SERVER"]} if environ.get("AGENT_SERVER") else {}
-    merged = _merge(_merge(data, env_values), {k: v for k, v in (overrides or {}).items() if v is not None})
+    env_values = _env_settings(environ)
+    flags = {k: v for k, v in (overrides or {}).items() if v is not None}
+    merged = _merge(_merge(data, env_values), flags)
     try:
         config = Config.model_validate(merged)
     except ValidationError as e:
-        raise ConfigError(describe_validation_error(str(path), e)) from None
+        raise ConfigError(_from_env(e, env_values, flags) or describe_validation_error(str(path), e)) from None
     return config, bool(config.server)
 
 

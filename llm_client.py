@@ -1,14 +1,15 @@
 """Talking to model servers: one small interface, one class per kind of server.
 
-Every backend answers `complete(messages, actions, protocol) -> Reply`. What each server
-really accepts is in shared/notes/servers.md; the orchestrator validates every reply anyway,
-because servers silently drop constraints they do not understand.
+Every backend answers `complete(messages, actions, protocol) -> Reply`. The orchestrator
+validates every reply, because servers silently drop constraints they do not understand (an
+invalid grammar is ignored without an error by KoboldCPP, and by some llama-server builds).
 """
 from __future__ import annotations
 
 import importlib.util
 import json
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -46,6 +47,10 @@ class ServerUnreachable(BackendError):
 
 class BadRequest(BackendError):
     """The server rejected our request (4xx): a bug on our side, so the body is kept."""
+
+
+class ReplyTimeout(BackendError):
+    """The server took longer than the timeout to answer (it may still be working on it)."""
 
 
 class ActionFormat:
@@ -160,7 +165,7 @@ class HttpBackend(Backend):
                 if last:
                     raise BackendError(f"{self.url} kept dropping the connection ({type(e).__name__})") from None
             except httpx.TimeoutException:
-                raise BackendError(f"{self.url}{path} gave no reply within {timeout or self.config.request_timeout:g} s") from None
+                raise ReplyTimeout(f"{self.url}{path} gave no reply within {timeout or self.config.request_timeout:g} s") from None
             else:
                 if response.status_code != 503:
                     return response
@@ -230,10 +235,14 @@ class HttpBackend(Backend):
 class KoboldCpp(HttpBackend):
     """KoboldCPP: the OpenAI-compatible chat endpoint with a `grammar` field (the server applies
     the chat template), or the native /api/v1/generate with a ChatML prompt on builds without it.
-    Its `usage` is a constant on 1.76, so tokens come from /api/extra/perf and tokencount."""
+    Its `usage` is a constant on 1.76, so tokens come from /api/extra/perf and tokencount.
+
+    KoboldCPP keeps generating after the client gives up (1.76: the next request waited 20 s
+    behind an abandoned one), so a generation we stop waiting for is aborted on the server."""
 
     name = "koboldcpp"
     protocols = ("grammar", "tools", "json_schema", "none")
+    abort_timeout = 3.0  # seconds; the abort must never hang the way out
 
     def __init__(self, config: Config, url: str):
         super().__init__(config, url)
@@ -263,14 +272,14 @@ class KoboldCpp(HttpBackend):
             body: dict[str, Any] = {"model": self.model or "koboldcpp", "messages": messages,
                                     "max_tokens": cfg.max_tokens, "temperature": cfg.temperature,
                                     "trim_stop": True, **self.thinking_kwargs()}
-            data = self.post_json("/v1/chat/completions", {**body, **chat_constraint(protocol, fmt)}, missing_ok=True)
+            data = self.generate("/v1/chat/completions", {**body, **chat_constraint(protocol, fmt)}, missing_ok=True)
             if data is None:
                 self.native = True  # an old build: fall back to the native API from now on
             else:
                 text, finish = _chat_choice(data)
                 return self._with_perf(text, finish, render_chatml(messages), start)
         prompt = render_chatml(messages)
-        data = self.post_json("/api/v1/generate", {
+        data = self.generate("/api/v1/generate", {
             "prompt": prompt, "max_length": cfg.max_tokens, "max_context_length": self.context_size,
             "temperature": cfg.temperature, "stop_sequence": ["<|im_end|>", "<|im_start|>"],
             "trim_stop": True, **({"grammar": fmt.grammar, "grammar_retain_state": False} if protocol != "none" else {})})
@@ -279,6 +288,37 @@ class KoboldCpp(HttpBackend):
         except (KeyError, IndexError, TypeError):
             raise BackendError(f"{self.url}/api/v1/generate: no results in the reply: {json.dumps(data)[:300]}") from None
         return self._with_perf(result.get("text") or "", result.get("finish_reason") or "", prompt, start)
+
+    def generate(self, path: str, body: dict, missing_ok: bool = False) -> Optional[dict]:
+        """POST one generation under a fresh genkey; if we stop waiting for it (the request
+        timeout, or Ctrl-C), abort it on the server, then re-raise.
+
+        `genkey` is KoboldCPP's own name for a generation, found in LostRuins/koboldcpp,
+        koboldcpp.py (1.76, commit 2da346a): generate() reads `genparams.get('genkey', '')` and
+        keeps it as `currentusergenkey`; the /api/extra/abort handler reads `{"genkey": ...}`
+        and aborts only when that key is the running generation, remembers it
+        (`pendingabortkey`) when the request is still queued, and without a key aborts only when
+        nobody is queued. The OpenAI chat endpoint passes its body to the same generate(), so
+        the field works on both paths, and an abort never stops another user's generation."""
+        genkey = f"tdd-agent-{uuid.uuid4().hex}"
+        try:
+            return self.post_json(path, {**body, "genkey": genkey}, missing_ok=missing_ok)
+        except ReplyTimeout as e:
+            raise ReplyTimeout(f"{e}; {self.abort(genkey)}") from None
+        except KeyboardInterrupt:
+            self.abort(genkey)
+            raise
+
+    def abort(self, genkey: str) -> str:
+        """POST /api/extra/abort for one generation; never raises, never waits long. Says what happened."""
+        try:
+            response = httpx.post(self.url + "/api/extra/abort", json={"genkey": genkey},
+                                  timeout=httpx.Timeout(self.abort_timeout, connect=1.0))
+        except Exception as e:  # whatever happens here, the original error goes on
+            return f"aborting it on the server failed too ({type(e).__name__})"
+        if response.status_code != 200:
+            return f"aborting it on the server failed too (HTTP {response.status_code})"
+        return "asked the server to abort it (POST /api/extra/abort)"
 
     def _with_perf(self, text: str, finish: str, prompt: str, start: float) -> Reply:
         """KoboldCPP says "length" for a stop-sequence hit too: perf's stop_reason (0 = max length)

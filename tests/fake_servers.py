@@ -1,16 +1,17 @@
 """Scripted stand-ins for model servers, on a free loopback port.
 
-They are NOT models: each plays a fixed list of replies, in order, so a test can make "the
-model" do exactly what it needs — including misbehaving on purpose (invalid JSON, prose,
-editing protected tests, never finishing). They speak the wire format of the real servers as
-written in shared/notes/servers.md, with the real servers' quirks (KoboldCPP's constant
-`usage` and "length" on stop sequences, llama-server's `timings`, Ollama's `done_reason`),
-and they record every request so tests can check the shape the agent sent.
+They are NOT models: each is a scripted test double that plays a fixed list of replies, in
+order, so a test can make "the model" do exactly what it needs — including misbehaving on
+purpose (invalid JSON, prose, editing protected tests, never finishing). They speak the wire
+format of the real servers, with the real servers' quirks (KoboldCPP's constant `usage`,
+"length" on stop sequences, one generation at a time, and generating on after the client gave
+up until /api/extra/abort; llama-server's `timings`; Ollama's `done_reason`), and they record
+every request so tests can check the shape the agent sent.
 
 A scripted reply is a string (the model's text), or a dict:
   {"text": ..., "truncated": True}   the reply was cut at max tokens
   {"status": 503}                    the server answers with this HTTP status instead
-  {"delay": 30, ...}                 the reply comes after that many seconds
+  {"delay": 30, ...}                 the reply comes after that many seconds (sooner if aborted)
   {"reset": True}                    the connection is dropped without an answer (KoboldCPP only)
   {"tool": name, "arguments": {...}, "content": "..."}  a native tool call (tools protocol)
 """
@@ -50,14 +51,16 @@ class ScriptedServer:
     def bodies(self, path: str) -> list[dict]:
         return [r["body"] for r in self.requests if r["path"] == path]
 
-    def next_reply(self) -> dict:
-        """The next scripted reply; when the script runs out, the model keeps saying prose."""
+    def next_reply(self, stop: Optional[threading.Event] = None) -> dict:
+        """The next scripted reply; when the script runs out, the model keeps saying prose.
+        A delayed reply ends early when `stop` is set (KoboldCPP's abort)."""
         with self._lock:
             item = self.replies.pop(0) if self.replies else "I am done."
             self.generations += 1
         if isinstance(item, str):
             item = {"text": item}
-        time.sleep(item.get("delay", 0))  # a slow model, to interrupt a run mid-request
+        if item.get("delay"):  # a slow model, to interrupt a run mid-request
+            (stop or threading.Event()).wait(item["delay"])
         return item
 
     def route(self, method: str, path: str, body: Optional[dict]) -> tuple[int, Any]:
@@ -83,11 +86,14 @@ class ScriptedServer:
                     self.close_connection = True
                     return
                 data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a timeout, Ctrl-C)
 
             def do_GET(self):
                 self._serve("GET")
@@ -109,20 +115,34 @@ def _missing(body: Optional[dict], fields: dict[str, type]) -> Optional[str]:
 
 class FakeKoboldCpp(ScriptedServer):
     """KoboldCPP 1.76 as seen here: chat completions with a `grammar` field, native generate,
-    perf, tokencount; `usage` is a constant 100/100 and stop-sequence hits say "length"."""
+    perf, tokencount; `usage` is a constant 100/100 and stop-sequence hits say "length".
+
+    One generation runs at a time and the next request waits behind it; a generation goes on
+    after its client gave up, until POST /api/extra/abort with its `genkey` (or with no key)
+    ends it. `aborts` records the body of every abort request, `abort_delay` slows its answer."""
 
     kind = "koboldcpp"
 
-    def __init__(self, replies: Script = (), context: int = 4096, chat_endpoint: bool = True, version: str = "1.76"):
+    def __init__(self, replies: Script = (), context: int = 4096, chat_endpoint: bool = True, version: str = "1.76",
+                 abort_delay: float = 0.0):
         super().__init__(replies, context)
         self.chat_endpoint = chat_endpoint
         self.version = version
+        self.abort_delay = abort_delay
+        self.aborts: list[Any] = []
+        self._busy = threading.Lock()  # one generation at a time
+        self._running: Optional[tuple[str, threading.Event]] = None  # (genkey, stop) of the running one
 
     def _generate(self, body: dict, length_field: str) -> tuple[int, Any, Optional[dict]]:
         problem = _missing(body, {length_field: int})
         if problem:
             return 400, {"error": problem}, None
-        item = self.next_reply()
+        with self._busy:
+            self._running = (str(body.get("genkey") or ""), threading.Event())
+            try:
+                item = self.next_reply(self._running[1])
+            finally:
+                self._running = None
         if item.get("reset"):
             return "reset", None, None
         if "status" in item:
@@ -145,6 +165,15 @@ class FakeKoboldCpp(ScriptedServer):
         if method == "POST" and path == "/api/extra/tokencount":
             text = (body or {}).get("prompt", "")
             return 200, {"value": len(text) // 4, "ids": []}
+        if method == "POST" and path == "/api/extra/abort":
+            self.aborts.append(body)
+            time.sleep(self.abort_delay)
+            key = str(body.get("genkey") or "") if isinstance(body, dict) else ""
+            running = self._running
+            if running and key in ("", running[0]):
+                running[1].set()
+                return 200, {"success": "true", "done": "true"}
+            return 200, {"success": "false", "done": "false"}
         if method == "POST" and path == "/v1/chat/completions" and self.chat_endpoint:
             problem = _missing(body, {"messages": list})
             if problem:

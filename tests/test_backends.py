@@ -3,6 +3,7 @@ server expects and answers the way it does, quirks included; and choosing a back
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 
@@ -97,6 +98,68 @@ def test_bad_request_keeps_the_body():
             backend.complete(MESSAGES, FMT, "grammar")
 
 
+def test_koboldcpp_timeout_aborts_that_generation_and_frees_the_server():
+    with FakeKoboldCpp([{"delay": 30, "text": "slow"}, RUN]) as server:
+        backend = connect(server, request_timeout=0.5)
+        start = time.monotonic()
+        with pytest.raises(llm_client.BackendError) as failure:
+            backend.complete(MESSAGES, FMT, "grammar")
+        failed_after = time.monotonic() - start
+        # the next request is not kept waiting behind the abandoned one (its timeout is 0.5 s too)
+        assert backend.complete(MESSAGES, FMT, "grammar").text == RUN
+    assert str(failure.value) == (f"{server.url}/v1/chat/completions gave no reply within 0.5 s; "
+                                  "asked the server to abort it (POST /api/extra/abort)")
+    assert isinstance(failure.value, llm_client.ReplyTimeout) and failed_after < 3
+    first, second = (body["genkey"] for body in server.bodies("/v1/chat/completions"))
+    assert server.aborts == [{"genkey": first}]
+    assert isinstance(first, str) and first and first != second  # a fresh key per request
+
+
+def test_koboldcpp_native_generate_is_aborted_the_same_way():
+    with FakeKoboldCpp([{"delay": 30, "text": "slow"}], chat_endpoint=False) as server:
+        backend = connect(server, request_timeout=0.5)
+        with pytest.raises(llm_client.ReplyTimeout, match="/api/v1/generate gave no reply.*asked the server to abort"):
+            backend.complete(MESSAGES, FMT, "grammar")
+    assert server.aborts == [{"genkey": server.bodies("/api/v1/generate")[0]["genkey"]}]
+
+
+def test_a_slow_or_failing_abort_never_hides_the_timeout(monkeypatch):
+    monkeypatch.setattr(llm_client.KoboldCpp, "abort_timeout", 0.3)
+    with FakeKoboldCpp([{"delay": 30, "text": "slow"}], abort_delay=10) as server:
+        backend = connect(server, request_timeout=0.5)
+        start = time.monotonic()
+        with pytest.raises(llm_client.ReplyTimeout, match=r"within 0.5 s; aborting it on the server failed too \(ReadTimeout\)$"):
+            backend.complete(MESSAGES, FMT, "grammar")
+        assert time.monotonic() - start < 3
+    assert len(server.aborts) == 1
+
+    class AbortFails(FakeKoboldCpp):
+        def route(self, method, path, body):
+            if path == "/api/extra/abort":
+                self.aborts.append(body)
+                return 500, {"error": "scripted failure"}
+            return super().route(method, path, body)
+
+    with AbortFails([{"delay": 3, "text": "slow"}]) as server:
+        with pytest.raises(llm_client.ReplyTimeout, match=r"within 0.5 s; aborting it on the server failed too \(HTTP 500\)$"):
+            connect(server, request_timeout=0.5).complete(MESSAGES, FMT, "grammar")
+    assert len(server.aborts) == 1
+
+
+def test_koboldcpp_ctrl_c_during_a_generation_aborts_it_and_propagates(monkeypatch):
+    with FakeKoboldCpp() as server:
+        backend = connect(server)
+
+        def interrupted(path, body, missing_ok=False):
+            interrupted.body = body
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(backend, "post_json", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            backend.complete(MESSAGES, FMT, "grammar")
+    assert server.aborts == [{"genkey": interrupted.body["genkey"]}]
+
+
 def test_thinking_switch_is_sent_only_when_set():
     with FakeKoboldCpp([RUN, RUN]) as server:
         connect(server).complete(MESSAGES, FMT, "grammar")
@@ -135,6 +198,15 @@ def test_llama_server_grammar_timings_and_cache():
     assert reply.cached_tokens > 0 and reply.extra["timings"]["cache_n"] == reply.cached_tokens
     assert set(reply.extra["timings"]) == {"prompt_n", "cache_n", "predicted_n", "prompt_ms", "predicted_ms"}
     assert reply.prompt_tokens and reply.completion_tokens and not reply.truncated
+
+
+def test_llama_server_timeout_sends_no_abort():
+    # llama-server cancels a generation when its client disconnects: nothing to abort
+    with FakeLlamaServer([{"delay": 2, "text": RUN}]) as server:
+        with pytest.raises(llm_client.ReplyTimeout, match="gave no reply within 0.5 s$"):
+            connect(server, request_timeout=0.5).complete(MESSAGES, FMT, "grammar")
+    assert not [r for r in server.requests if "abort" in r["path"]]
+    assert "genkey" not in server.bodies("/v1/chat/completions")[0]
 
 
 def test_llama_server_json_schema_is_nested_under_json_schema_schema():
