@@ -232,3 +232,28 @@ def test_odd_replies_are_invalid_replies_not_crashes(agent):
 def test_the_max_steps_flag_wins_over_the_task(agent):
     run = agent.play(ROOT / "example_tasks" / "slugify.yaml", [action("list_files")] * 3, "--max-steps", "2")
     assert run.result["steps"] == 2 and run.result["status"] == "step_limit"
+
+
+def test_a_failed_read_is_not_remembered_as_read(agent):
+    run = agent.play(STATS, [action("read_file", path="nope.py"), action("write_file", path="nope.py", content="x = 1\n"),
+                              action("read_file", path="nope.py")], "--max-steps", "3")
+    texts = [o["text"] for o in run.of_type("observation")]
+    assert texts[0].startswith("Error: nope.py does not exist") and texts[2] == "x = 1\n"
+
+
+def test_different_refused_writes_are_not_stuck_repeats(agent):
+    run = agent.play(STATS, [action("write_file", path=f"../out{i}.py", content="x") for i in range(5)], "--max-steps", "5")
+    assert run.result["status"] == "step_limit" and "repeat" not in run.transcript_text()
+
+
+def test_a_damaged_result_or_transcript_under_resume_is_one_line(agent):
+    first = agent.play(STATS, [action("list_files")], "--max-steps", "1")
+    (first.run_dir / "result.json").write_text("{not json")
+    with (first.run_dir / "transcript.jsonl").open("a") as f:
+        f.write('{"half a line\n[1, 2]\n')
+    again = agent.play(None, [action("write_file", path="stats.py", content=GOOD_STATS), action("finish", summary="x")],
+                       "--resume", str(first.run_dir))
+    assert again.code == 0 and "Traceback" not in again.proc.stderr, again.proc.stderr
+    (first.run_dir / "transcript.jsonl").write_text("garbage\n")
+    broken = agent.run(None, "--resume", str(first.run_dir))
+    assert broken.code == 2 and "not a run folder" in broken.proc.stderr and "Traceback" not in broken.proc.stderr
