@@ -175,15 +175,26 @@ REPORT_LIMIT = 32 * 1024 * 1024
 
 
 def read_regular_file(path: Path, limit: int) -> Optional[bytes]:
-    """The file's bytes if it is a regular file (not a symlink, FIFO or device the tests planted)."""
+    """The file's bytes if it is a regular file (not a symlink, folder, FIFO or device the tests planted)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return None
-    with open(fd, "rb") as f:
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        return f.read(limit)
+        chunks, size = [], 0
+        while size < limit:
+            chunk = os.read(fd, min(1 << 20, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 _CAPTURE_HEADER = re.compile(r"^-+ Captured \w+ -+$", re.MULTILINE)
@@ -264,11 +275,29 @@ def summarize(report: Optional[tuple], exit_code: Optional[int], timed_out: bool
     return TestRun(exit_code=exit_code, seconds=round(seconds, 3), outcome=outcome, output=output, **counts)
 
 
-# pytest itself is imported before the workspace goes on sys.path, so a pytest.py written by the
-# model cannot stand in for it; then the workspace is put back first, as `python -m pytest` does.
-# pytest.main() reads sys.argv (console_main prints a deprecation warning on pytest 9.2).
-PYTEST_STUB = ("import os, sys; del sys.path[0]; import pytest; sys.path.insert(0, os.getcwd()); "
-               "raise SystemExit(int(pytest.main()))")
+# Loaded into pytest as a plugin before any workspace code: what a test prints, and a failure's
+# text, are cut before pytest keeps them, so a test that prints 200 MiB cannot make the JUnit
+# report (or the log) too big to write (the file-size limit would kill pytest first).
+BOUNDS_PLUGIN = """
+import pytest
+LIMIT = 8000
+def cut(text):
+    return text if len(text) <= LIMIT else text[:LIMIT // 4] + "\\n[... cut ...]\\n" + text[-LIMIT:]
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report):
+    report.sections = [(title, cut(text)) for title, text in report.sections]
+    if report.longrepr is not None and not isinstance(report.longrepr, tuple):
+        text = str(report.longrepr)
+        if len(text) > 2 * LIMIT:
+            report.longrepr = cut(text)
+"""
+# pytest itself (and the plugin) are imported before the workspace goes on sys.path, so a
+# pytest.py written by the model cannot stand in for them; then the workspace is put back
+# first, as `python -m pytest` does. pytest.main() reads sys.argv (console_main prints a
+# deprecation warning on pytest 9.2).
+PYTEST_STUB = ("import os, sys, types; del sys.path[0]; import pytest; "
+               "bounds = types.ModuleType('tdd_agent_bounds'); exec(%r, bounds.__dict__); "
+               "sys.path.insert(0, os.getcwd()); raise SystemExit(int(pytest.main(plugins=[bounds])))" % BOUNDS_PLUGIN)
 _INI_SECTIONS = {"pytest.ini": "", "pyproject.toml": "[tool.pytest.ini_options]", "tox.ini": "[pytest]",
                  "setup.cfg": "[tool:pytest]"}
 

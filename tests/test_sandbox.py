@@ -111,9 +111,17 @@ def test_huge_file_is_cut_at_the_file_size_limit(run, scratch):
     assert (scratch / "run" / "sandbox" / "stage" / "workspace" / "big.bin").stat().st_size <= LIMITS["file_size_mb"] * 1024**2
 
 
-def test_flooding_stdout_ends_with_bounded_output(run):
-    r = run("import sys\ndef test_flood():\n    sys.stdout.write('y' * 100 * 1024**2)\n    assert False\n")
-    assert not r.ok and len(r.output) <= SandboxConfig().output_chars + 100
+def test_flooding_stdout_is_still_reported_with_bounded_output(run, scratch):
+    r = run("import sys\ndef test_flood():\n    print('y' * 200 * 1024**2)\n    assert False\n\ndef test_ok():\n    pass\n")
+    assert (r.outcome, r.passed, r.failed) == ("completed", 1, 1), r.output
+    assert len(r.output) <= SandboxConfig().output_chars + 100
+    assert (scratch / "run" / "sandbox" / "stage" / "report.xml").stat().st_size < 1024**2
+
+
+def test_a_huge_failure_message_is_still_reported(run):
+    r = run("def test_huge():\n    raise ValueError('z' * 100 * 1024**2)\n")
+    assert (r.outcome, r.failed) == ("completed", 1), r.output
+    assert "FAILED test_case::test_huge" in r.output and len(r.output) <= SandboxConfig().output_chars + 100
 
 
 def test_invalid_utf8_and_nul_bytes_in_output(run):
