@@ -31,6 +31,7 @@ class SandboxConfig(BaseModel):
     python: Optional[str] = Field(None, description="Path of the interpreter that runs the tests (it needs pytest). Wins over conda_env.")
     conda_env: Optional[str] = Field(None, description="Name of a conda env to run the tests in, e.g. agent-sandbox (found with `conda env list --json`).")
     isolation: Literal["auto", "bwrap", "basic"] = Field("auto", description="auto: bubblewrap when it works here, else basic (rlimits, clean env, own session, unprivileged user when root).")
+    namespaces: bool = Field(True, description="Basic layer (no bubblewrap): give the tests their own /tmp, /var/tmp, /dev/shm, network and PID namespace with `unshare` where the kernel allows it.")
     network: bool = Field(False, description="Let the tests reach the network (only has an effect under bwrap). A task may allow it.")
     timeout: float = Field(60.0, description="Wall-clock seconds for one pytest run; the whole process tree is killed after it.")
     cpu_seconds: int = Field(30, description="CPU-time limit per process (RLIMIT_CPU).")

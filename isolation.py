@@ -15,6 +15,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,21 +26,38 @@ from config import SandboxConfig
 NOBODY = 65534
 PR_SET_CHILD_SUBREAPER = 36
 
-# Runs first inside the sandbox: drops to the unprivileged user when asked, then forks the real
-# command and waits, so the command's parent is this launcher and never the agent itself
-# (a test that kills its parent ends only its own run).
-# It prints STARTED first: a log without it means the sandbox itself never started (a bwrap
-# error, a missing interpreter), which is no test result at all.
+# Runs first inside the sandbox. With namespaces (the basic layer where the kernel allows them)
+# it first gives the tests their own /tmp, /var/tmp and /dev/shm (fresh tmpfs), binding back the
+# folders the run needs that live below them. Then it drops to the unprivileged user when asked,
+# and forks the real command and waits, so the command's parent is this launcher and never the
+# agent itself (a test that kills its parent ends only its own run). It prints STARTED first: a
+# log without it means the sandbox itself never started (a bwrap or unshare error, a missing
+# interpreter), which is no test result at all.
 STARTED = "tdd-agent: sandbox started"
+PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
 LAUNCHER = """\
 import os, sys
-uid = int(sys.argv[1])
+uid, private = int(sys.argv[1]), sys.argv[2]
+if private:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    def mount(source, target, fstype, flags, data):
+        if libc.mount(source.encode(), target.encode(), fstype, flags, data) != 0:
+            raise OSError(ctypes.get_errno(), "mount " + target)
+    keep = [(path, os.open(path, os.O_RDONLY)) for path in private.split(":")[1].split(",") if path]
+    for top in private.split(":")[0].split(","):
+        if os.path.isdir(top):
+            mount("tmpfs", top, b"tmpfs", 0, b"mode=1777")
+    for path, fd in keep:
+        os.makedirs(path, exist_ok=True)
+        mount("/proc/self/fd/%%d" %% fd, path, None, 4096 | 16384, None)  # MS_BIND | MS_REC
+        os.close(fd)
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
 os.write(1, b"%s\\n")
 pid = os.fork()
 if pid == 0:
-    os.execv(sys.argv[2], sys.argv[2:])
+    os.execv(sys.argv[3], sys.argv[3:])
 while True:
     try:
         _, status = os.waitpid(pid, 0)
@@ -63,16 +81,63 @@ class Outcome:
 
 @dataclass
 class Confinement:
-    """One way of confining: 'bwrap' or 'basic', and as which user the command runs."""
+    """One way of confining: 'bwrap' or 'basic' (with namespaces where the kernel allows them
+    without bubblewrap), and as which user the command runs."""
     layer: str
     run_as: int  # uid inside, -1 = our own
     readonly_paths: list[str] = field(default_factory=list)
+    namespaces: bool = False  # basic layer: unshare works here
 
     def describe(self) -> str:
         who = f"uid {self.run_as}" if self.run_as >= 0 else f"uid {os.getuid()} (not root: no user switch)"
         if self.layer == "bwrap":
             return f"bwrap (read-only system, private /tmp, no network unless allowed, own PID namespace, no capabilities), {who}, rlimits"
-        return f"basic (rlimits, clean environment, own session, {who}); install bubblewrap for file-system and network isolation"
+        if self.namespaces:
+            shared = "the file system outside /tmp, /var/tmp and /dev/shm" + ("" if self.run_as >= 0 else ", and everything you can write")
+            return (f"basic with namespaces (private /tmp, /var/tmp, /dev/shm, no network unless allowed, own PID namespace), "
+                    f"{who}, rlimits; shared: {shared}; install bubblewrap for a read-only system")
+        shared = "/tmp, /var/tmp, /dev/shm, the network, and the process list" + ("" if self.run_as >= 0 else ", and everything you can write")
+        return f"basic (rlimits, clean environment, own session, {who}); shared with the tests: {shared}; install bubblewrap to isolate them"
+
+    def prefix(self, writable: list[Path], workdir: Path, network: bool) -> list[str]:
+        """What runs in front of the launcher."""
+        if self.layer == "bwrap":
+            return bwrap_command(self, writable, workdir, network)
+        if self.namespaces:
+            return unshare_command(self.run_as, network)
+        return []
+
+    def private_mounts(self, writable: list[Path]) -> str:
+        """The launcher's argument: tmpfs tops, and the folders below them to bind back."""
+        if self.layer != "basic" or not self.namespaces:
+            return ""
+        keep = [str(p) for p in [*writable, *map(Path, self.readonly_paths)]
+                if any(str(p) == top or str(p).startswith(top + "/") for top in PRIVATE_TMP)]
+        return ",".join(PRIVATE_TMP) + ":" + ",".join(keep)
+
+
+def unshare_command(run_as: int, network: bool) -> list[str]:
+    """util-linux unshare: new PID, mount, IPC and UTS namespaces (and network unless allowed);
+    not root: in a user namespace where we are root, so the mounts are allowed."""
+    args = ["unshare", "--fork", "--pid", "--mount-proc", "--mount", "--ipc", "--uts"]
+    if run_as < 0:
+        args += ["--user", "--map-root-user"]
+    return args + ([] if network else ["--net"]) + ["--"]
+
+
+def unshare_works() -> bool:
+    """Checked once: the launcher under the same unshare we will use, making its private mounts."""
+    if not shutil.which("unshare"):
+        return False
+    run_as = NOBODY if os.getuid() == 0 else -1
+    probe = Confinement("basic", run_as, namespaces=True)
+    cmd = unshare_command(run_as, network=False) + [sys.executable, "-I", "-S", "-c", LAUNCHER, str(run_as),
+                                                    probe.private_mounts([]), "/bin/true"]
+    try:
+        return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 def become_subreaper() -> bool:
@@ -193,7 +258,9 @@ def _system_binds() -> list[str]:
             args += ["--symlink", os.readlink(path), top]
         elif path.is_dir():
             args += ["--ro-bind", top, top]
-    return args + ["--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    return args + ["--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
+                   "--perms", "1777", "--tmpfs", "/tmp", "--perms", "1777", "--tmpfs", "/var/tmp",
+                   "--perms", "1777", "--tmpfs", "/dev/shm"]
 
 
 def bwrap_command(conf: Confinement, writable: list[Path], workdir: Path, network: bool) -> list[str]:
@@ -268,9 +335,8 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
     """Run `python argv...` in workdir, confined; stdout and stderr go to `log`, which must be
     in a folder the command cannot write (we open it, so a planted symlink must not exist)."""
     hand_over(writable, conf.run_as)
-    command = [str(python), "-I", "-S", "-c", LAUNCHER, str(conf.run_as), str(python), *argv]
-    if conf.layer == "bwrap":
-        command = bwrap_command(conf, writable, workdir, network) + command
+    command = [*conf.prefix(writable, workdir, network), str(python), "-I", "-S", "-c", LAUNCHER, str(conf.run_as),
+               conf.private_mounts(writable), str(python), *argv]
     before = {pid for pid, ppid in _parents().items() if ppid == os.getpid()}
     start = time.monotonic()
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)

@@ -338,7 +338,8 @@ class Sandbox:
                                    "install bubblewrap (apt-get install bubblewrap) or use isolation: basic")
             else:
                 layer = "basic"
-        self.confinement = isolation.Confinement(layer, run_as, _interpreter_paths(self.python))
+        namespaces = layer == "basic" and cfg.namespaces and isolation.unshare_works()
+        self.confinement = isolation.Confinement(layer, run_as, _interpreter_paths(self.python), namespaces)
         if layer == "basic" and run_as >= 0 and not isolation.reachable(self.python.resolve(), run_as):
             raise SandboxError(f"{self.python} is not reachable for uid {run_as}, which runs the tests when the "
                                "agent is root; install bubblewrap or use an interpreter outside /root")
