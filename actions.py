@@ -10,7 +10,7 @@ import os
 import re
 import typing
 from pathlib import Path
-from typing import Literal, Optional
+from typing import ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -18,12 +18,27 @@ from sandbox import PYTEST_SETUP_FILES, put_file, read_regular_file
 
 
 class _Action(BaseModel):
+    """One action, defined once: its fields (validation, schema, grammar, tools), its example in
+    the system prompt, its line on the console, and, for file actions, how it runs."""
     model_config = ConfigDict(extra="forbid")
     thought: str = Field(description="One or two short sentences: why this action.")
+    example: ClassVar[dict] = {}  # placeholder values of the fields, for the system prompt
+    loop_action: ClassVar[bool] = False  # run by the loop itself, not in the workspace
 
     @classmethod
     def tag(cls) -> str:
         return typing.get_args(cls.model_fields["action"].annotation)[0]
+
+    @classmethod
+    def example_json(cls) -> str:
+        return json.dumps({"thought": "...", "action": cls.tag(), **cls.example})
+
+    def describe(self) -> str:
+        path = getattr(self, "path", None)
+        return f"{self.tag()} {path}" if path else self.tag()
+
+    def run(self, workspace: "Workspace") -> str:
+        raise NotImplementedError(f"{self.tag()} is run by the loop")
 
 
 class WriteFile(_Action):
@@ -31,6 +46,18 @@ class WriteFile(_Action):
     action: Literal["write_file"]
     path: str = Field(description="File path relative to the workspace.")
     content: str = Field(description="The whole new content of the file.")
+    example: ClassVar[dict] = {"path": "relative/path.py", "content": "the whole file"}
+
+    def describe(self) -> str:
+        return f"write_file {self.path} ({len(self.content)} chars)"
+
+    def run(self, workspace: "Workspace") -> str:
+        full = workspace.check_writable(self.path)
+        if full.exists() and full.read_text(encoding="utf-8", errors="replace") == self.content:
+            return f"{self.path} already has exactly this content; nothing changed."
+        full.parent.mkdir(parents=True, exist_ok=True)
+        full.write_text(self.content, encoding="utf-8")
+        return f"Wrote {len(self.content)} characters ({self.content.count(chr(10)) + 1} lines) to {workspace.relative(full)}."
 
 
 class EditFile(_Action):
@@ -39,28 +66,67 @@ class EditFile(_Action):
     path: str = Field(description="File path relative to the workspace.")
     old: str = Field(description="Text that occurs exactly once in the file.")
     new: str = Field(description="Text to put in its place.")
+    example: ClassVar[dict] = {"path": "relative/path.py", "old": "exact text that occurs once", "new": "its replacement"}
+
+    def run(self, workspace: "Workspace") -> str:
+        full = workspace.check_writable(self.path)
+        if not full.is_file():
+            return f"Error: {self.path} does not exist. Use write_file to create it."
+        try:
+            text = full.read_bytes().decode("utf-8")
+        except UnicodeDecodeError:
+            return f"Error: {self.path} is not UTF-8 text; edit_file would damage it. Use write_file."
+        count = text.count(self.old) if self.old else 0
+        if count != 1:
+            why = "'old' is empty" if not self.old else f"'old' occurs {count} times in {self.path}; it must occur exactly once"
+            return f"Error: {why}. Copy a unique piece of the current text (read_file shows it) into 'old'."
+        if self.old == self.new:
+            return f"'old' and 'new' are the same; {self.path} is unchanged."
+        full.write_text(text.replace(self.old, self.new, 1), encoding="utf-8")
+        return f"Edited {workspace.relative(full)}: replaced {self.old.count(chr(10)) + 1} line(s)."
 
 
 class ReadFile(_Action):
     """Show a file's content."""
     action: Literal["read_file"]
     path: str = Field(description="File path relative to the workspace.")
+    example: ClassVar[dict] = {"path": "relative/path.py"}
+
+    def run(self, workspace: "Workspace") -> str:
+        full = workspace.resolve(self.path)
+        if not full.is_file():
+            listing = ", ".join(workspace.files()) or "(empty)"
+            return f"Error: {self.path} does not exist. Files: {listing}"
+        text = full.read_text(encoding="utf-8", errors="replace")
+        if len(text) > READ_LIMIT:
+            return text[:READ_LIMIT] + f"\n[... cut: the file has {len(text)} characters]"
+        return text if text else f"({self.path} is empty)"
 
 
 class ListFiles(_Action):
     """List the files in the workspace."""
     action: Literal["list_files"]
 
+    def run(self, workspace: "Workspace") -> str:
+        return "\n".join(workspace.files()) or "(the workspace is empty)"
+
 
 class RunTests(_Action):
     """Run pytest in the workspace."""
     action: Literal["run_tests"]
+    loop_action: ClassVar[bool] = True
 
 
 class Finish(_Action):
-    """End the run; accepted only when the latest test run passed and nothing changed since."""
+    """End the run; accepted only when the tests pass on the final files."""
     action: Literal["finish"]
     summary: str = Field(description="What was done.")
+    example: ClassVar[dict] = {"summary": "what you did"}
+    loop_action: ClassVar[bool] = True
+
+    def describe(self) -> str:
+        summary = " ".join(self.summary.split())
+        return f"finish: {summary if len(summary) <= 100 else summary[:97] + '...'}"
 
 
 BASE_ACTIONS: tuple[type[_Action], ...] = (WriteFile, ReadFile, RunTests, Finish)
@@ -260,46 +326,8 @@ class Workspace:
     def execute(self, action: _Action) -> str:
         """Run a file action and return the observation; refusals are observations too."""
         try:
-            return getattr(self, "_" + action.tag())(action)
+            return action.run(self)
         except Refused as e:
             return str(e)
         except OSError as e:
             return f"Error: {e.strerror or e} ({getattr(action, 'path', '')})"
-
-    def _write_file(self, a: WriteFile) -> str:
-        full = self.check_writable(a.path)
-        if full.exists() and full.read_text(encoding="utf-8", errors="replace") == a.content:
-            return f"{a.path} already has exactly this content; nothing changed."
-        full.parent.mkdir(parents=True, exist_ok=True)
-        full.write_text(a.content, encoding="utf-8")
-        return f"Wrote {len(a.content)} characters ({a.content.count(chr(10)) + 1} lines) to {self.relative(full)}."
-
-    def _edit_file(self, a: EditFile) -> str:
-        full = self.check_writable(a.path)
-        if not full.is_file():
-            return f"Error: {a.path} does not exist. Use write_file to create it."
-        try:
-            text = full.read_bytes().decode("utf-8")
-        except UnicodeDecodeError:
-            return f"Error: {a.path} is not UTF-8 text; edit_file would damage it. Use write_file."
-        count = text.count(a.old) if a.old else 0
-        if count != 1:
-            why = "'old' is empty" if not a.old else f"'old' occurs {count} times in {a.path}; it must occur exactly once"
-            return f"Error: {why}. Copy a unique piece of the current text (read_file shows it) into 'old'."
-        if a.old == a.new:
-            return f"'old' and 'new' are the same; {a.path} is unchanged."
-        full.write_text(text.replace(a.old, a.new, 1), encoding="utf-8")
-        return f"Edited {self.relative(full)}: replaced {a.old.count(chr(10)) + 1} line(s)."
-
-    def _read_file(self, a: ReadFile) -> str:
-        full = self.resolve(a.path)
-        if not full.is_file():
-            listing = ", ".join(self.files()) or "(empty)"
-            return f"Error: {a.path} does not exist. Files: {listing}"
-        text = full.read_text(encoding="utf-8", errors="replace")
-        if len(text) > READ_LIMIT:
-            return text[:READ_LIMIT] + f"\n[... cut: the file has {len(text)} characters]"
-        return text if text else f"({a.path} is empty)"
-
-    def _list_files(self, a: ListFiles) -> str:
-        return "\n".join(self.files()) or "(the workspace is empty)"

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import actions as act
+import prompts
 from config import Config
 from llm_client import ActionFormat, Backend, BackendError, Reply
 from runlog import RunLog, RunState, read_transcript, reply_kind
@@ -18,14 +19,6 @@ from stuck import StuckDetector
 from tasks import Task
 
 ELIDED = "[elided to fit the context window]"
-ACTION_EXAMPLES = {
-    "write_file": '{"thought": "...", "action": "write_file", "path": "relative/path.py", "content": "the whole file"}',
-    "edit_file": '{"thought": "...", "action": "edit_file", "path": "relative/path.py", "old": "exact text that occurs once", "new": "its replacement"}',
-    "read_file": '{"thought": "...", "action": "read_file", "path": "relative/path.py"}',
-    "list_files": '{"thought": "...", "action": "list_files"}',
-    "run_tests": '{"thought": "...", "action": "run_tests"}',
-    "finish": '{"thought": "...", "action": "finish", "summary": "what you did"}',
-}
 
 
 class Status(str, Enum):
@@ -44,22 +37,6 @@ class RunEnded(Exception):
     def __init__(self, status: Status, reason: str):
         super().__init__(reason)
         self.status, self.reason = status, reason
-
-
-def system_prompt(enabled: tuple[type, ...]) -> str:
-    lines = "\n".join(ACTION_EXAMPLES[m.tag()] for m in enabled)
-    return (
-        "You are a coding agent. You solve a programming task in a workspace folder: write Python code and "
-        "pytest tests, run the tests, read the failures, and fix the code until all tests pass.\n\n"
-        "Reply with exactly one JSON object per turn and nothing else: first a short \"thought\", then the "
-        "\"action\" and its fields. The actions:\n" + lines + "\n\n"
-        "Rules:\n"
-        "- Paths are relative to the workspace (the current directory of the tests); you cannot leave it.\n"
-        "- run_tests runs pytest on the workspace; test files are named test_*.py.\n"
-        "- finish runs the tests if files changed since the last run, and is accepted only when they pass.\n"
-        "- Test files that existed at the start are protected and correct: fix the code, not those tests.\n"
-        "- Keep each reply small: one action, short thoughts."
-    )
 
 
 def _count_tests(source: str) -> int:
@@ -105,8 +82,9 @@ class Orchestrator:
         # the task's own tests: laid over every test run's copy, and byte-identical after it
         self.protected = {rel: task.spec.files[rel] for rel in sorted(self.workspace.protected)}
         self.log = RunLog(run_dir)
-        self.state = RunState([{"role": "system", "content": system_prompt(self.enabled)},
-                               {"role": "user", "content": self._task_message()}])
+        self.state = RunState([{"role": "system", "content": prompts.system_prompt(self.enabled)},
+                               {"role": "user", "content": prompts.task_message(task.spec.prompt, self.workspace.files(),
+                                                                                 list(self.protected))}])
         self.stuck = StuckDetector(config.stuck_limit)
         self.reads: dict[str, str] = {}  # path -> state of the workspace when it was last read
 
@@ -165,12 +143,6 @@ class Orchestrator:
         self.say(f"Result: {status.value} ({reason}) after {s.step} steps. Log: {self.run_dir / 'transcript.jsonl'}")
         return result
 
-    def _task_message(self) -> str:
-        files = self.workspace.files()
-        listing = "\n".join(files) if files else "(empty)"
-        note = f"\nProtected test files (do not change them): {', '.join(self.protected)}" if self.protected else ""
-        return f"Task:\n{self.task.spec.prompt}\n\nFiles in the workspace:\n{listing}{note}"
-
     def _turn(self) -> None:
         self._fit_context()
         messages = self.state.messages
@@ -184,7 +156,7 @@ class Orchestrator:
         self.record("llm_reply", kind="action", action=action.model_dump(exclude={"content", "old", "new"}),
                     error=None, **reply.record())
         self.say(f"[{self.state.step}] thought: {_short(action.thought)}")
-        self.say(f"    action: {self._describe(action)}")
+        self.say(f"    action: {action.describe()}")
         observation, noop, state = self._execute(action)
         warning = self.stuck.observe(action.model_dump_json(exclude={"thought"}), observation, state, noop)
         if warning:
@@ -192,17 +164,6 @@ class Orchestrator:
         self._observe(observation)
         if self.stuck.stuck:
             raise RunEnded(Status.STUCK, f"the model repeated itself {self.stuck.repeats} times in a row")
-
-    @staticmethod
-    def _describe(action: act._Action) -> str:
-        tag = action.tag()
-        if tag == "write_file":
-            return f"write_file {action.path} ({len(action.content)} chars)"
-        if tag in ("edit_file", "read_file"):
-            return f"{tag} {action.path}"
-        if tag == "finish":
-            return f"finish: {_short(action.summary, 100)}"
-        return tag
 
     def _observe(self, text: str) -> None:
         self.record("observation", text=text)
@@ -218,8 +179,7 @@ class Orchestrator:
             self._nudge(error)
             return
         if reply.truncated:
-            error = (f"Your reply was cut off at the {self.config.max_tokens}-token limit before the JSON was "
-                     "complete. Write smaller steps: a shorter file, or edit_file for a small change.")
+            error = prompts.truncated(self.config.max_tokens)
         self._observe(error)
         if self.state.invalid_in_row >= self.config.max_invalid_replies:
             raise RunEnded(Status.ERROR, f"{self.state.invalid_in_row} invalid replies in a row")
@@ -228,34 +188,30 @@ class Orchestrator:
         if self.state.nudges > self.config.max_nudges:
             raise RunEnded(Status.UNSOLVED, f"the model stopped without finish {self.state.nudges} times")
         run = self._run_tests()
-        verdict = ("They pass: if the task is done, reply with the finish action." if run.ok
-                   else "Keep working until they pass.")
-        self._observe(f"You stopped without an action. {error}\nI ran the tests for you:\n{run.output}\n\n{verdict}")
+        self._observe(prompts.nudge(error, run.output, run.ok))
 
     # -- actions ----------------------------------------------------------------------------
 
     def _execute(self, action: act._Action) -> tuple[str, Optional[str], str]:
         """The observation, why the action was a no-op (None when it did something), and the
         state of the workspace afterwards."""
-        tag = action.tag()
         before = self.workspace.state()
         last = self.state.last_run
-        if tag == "run_tests":
+        if isinstance(action, act.RunTests):
             if last and before == last.get("workspace_state") and last["outcome"] != "not_run":
-                return (f"Nothing changed since the test run at step {last['step']}; its result:\n{last['output']}",
+                return (prompts.nothing_changed_since_tests(last["step"], last["output"]),
                         "the tests were re-run with no change since the last run", before)
             return self._run_tests().output, None, before
-        if tag == "finish":
+        if isinstance(action, act.Finish):
             return self._finish(action, before), None, before
-        if tag == "read_file" and self.reads.get(action.path) == before:
-            return (f"{action.path} has not changed since you last read it; its content is above.",
-                    "an unchanged file was read again", before)
+        if isinstance(action, act.ReadFile) and self.reads.get(action.path) == before:
+            return prompts.read_again(action.path), "an unchanged file was read again", before
         # a refused write changes nothing either, but it is no repeat unless it is the same action again
-        same = tag == "write_file" and self.workspace.read_bytes(action.path) == action.content.encode("utf-8")
+        same = isinstance(action, act.WriteFile) and self.workspace.read_bytes(action.path) == action.content.encode()
         observation = self.workspace.execute(action)
-        if tag == "read_file" and self.workspace.read_bytes(action.path) is not None:  # a failed read is not remembered
-            self.reads[action.path] = before
-        if tag in ("read_file", "list_files"):
+        if isinstance(action, act.ReadFile) and self.workspace.read_bytes(action.path) is not None:
+            self.reads[action.path] = before  # a failed read is not remembered
+        if isinstance(action, (act.ReadFile, act.ListFiles)):
             return observation, None, before
         return observation, "the same content was written again" if same else None, self.workspace.state()
 
@@ -284,18 +240,17 @@ class Orchestrator:
         restored = self._restore_protected()
         last = self.state.last_run
         if restored:
-            reason = f"the protected tests were changed (restored to their original content): {', '.join(restored)}"
+            reason = prompts.protected_changed(restored)
         elif last is None or state != last.get("workspace_state"):
             run = self._run_tests()
-            reason = None if run.ok else f"I ran the tests on the current files and they do not pass:\n{run.output}"
+            reason = None if run.ok else prompts.tests_fail_now(run.output)
         elif not last["ok"]:
-            reason = (f"the latest test run did not pass ({TestRun.from_event(last).counts()}, {last['outcome']}); "
-                      "fix the code and run the tests again")
+            reason = prompts.latest_run_red(TestRun.from_event(last).counts(), last["outcome"])
         else:
             reason = None
         if reason:
             self.record("finish_refused", reason=reason)
-            return f"finish refused: {reason}"
+            return prompts.finish_refused(reason)
         self.record("finish_accepted", summary=action.summary)
         raise RunEnded(Status.SOLVED, "finish accepted: the tests pass on the final files")
 

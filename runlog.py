@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
+import prompts
 from actions import strip_thinking
 
 
@@ -100,7 +101,7 @@ class RunState:
                 else:
                     self.invalid_in_row += 1
         elif kind == "observation":
-            self.messages.append({"role": "user", "content": f"Observation:\n{event['text']}"})
+            self.messages.append({"role": "user", "content": prompts.observation(event["text"])})
         elif kind == "test_run":
             self.last_run = event
             self.seconds["tests"] += event.get("seconds") or 0

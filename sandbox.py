@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 import isolation
+import prompts
 from config import SandboxConfig
 
 
@@ -244,21 +245,15 @@ def summarize(report: Optional[tuple], exit_code: Optional[int], timed_out: bool
     limit = cfg.output_chars
     counts = report[0] if report else {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
     if timed_out:
-        outcome = "timeout"
-        head = f"The tests were killed after the {cfg.timeout:g} s time limit (something hangs or loops)."
+        outcome, head = "timeout", prompts.run_timeout(cfg.timeout)
     elif exit_code is not None and exit_code > 128:
         outcome = "killed"
-        head = (f"pytest was killed by {_signal_name(exit_code)} (limits: {cfg.cpu_seconds} CPU s, "
-                f"{cfg.memory_mb} MiB memory, {cfg.file_size_mb} MiB per file).")
+        head = prompts.run_killed(_signal_name(exit_code), cfg.cpu_seconds, cfg.memory_mb, cfg.file_size_mb)
     elif report is None:
-        outcome = "no_report"
-        head = (f"pytest ended (exit code {exit_code}) without reporting any test result: something stopped it "
-                "before or while the tests ran (for example os._exit or sys.exit at import time).")
+        outcome, head = "no_report", prompts.run_no_report(exit_code)
     else:
         outcome = "completed"
-        head = f"pytest: {sum(counts.values())} tests: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-        if exit_code == 5 or not sum(counts.values()):
-            head = "pytest collected no tests. Test files must be named test_*.py and test functions test_*."
+        head = prompts.NO_TESTS if exit_code == 5 or not sum(counts.values()) else prompts.run_counts(counts)
     parts = [head]
     if report and report[1]:
         share = max(300, (limit - len(head)) // len(report[1]))
@@ -380,8 +375,7 @@ class Sandbox:
                                    self.cfg, self.cfg.network if network is None else network)
             if not result.started:
                 return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run",
-                               f"The tests could not run: the sandbox did not start ({result.problem}). "
-                               "This is a fault of the agent's set-up, not of your code.")
+                               prompts.run_not_started(result.problem))
             run = summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, self.cfg)
             run.leftover_processes = result.leftovers_killed
             tampering = find_tampering(workdir, before, trusted)
@@ -389,9 +383,7 @@ class Sandbox:
             if stage.parent != scratch:  # a stage outside the run folder is not kept
                 isolation.remove_tree(stage)
         if tampering:
-            return replace(run, outcome="tampered", output=(
-                "This test run proves nothing: while it ran, test code changed what decides how the tests run: "
-                + "; ".join(tampering) + ". The task's tests are correct; fix the code, not the tests.\n\n" + run.output))
+            return replace(run, outcome="tampered", output=prompts.run_tampered(tampering, run.output))
         return run
 
     def _stage(self, scratch: Path) -> Path:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 from typing import Optional
 
+import prompts
+
 
 class StuckDetector:
     def __init__(self, limit: int):
@@ -42,5 +44,4 @@ class StuckDetector:
             self.repeats = 0
             return None
         self.repeats += 1
-        return (f"Note: {reason} (repeat {self.repeats} of {self.limit} before the run is stopped as stuck). "
-                "Do something different: read the failing test output, change the code, or finish if the tests pass.")
+        return prompts.stuck_warning(reason, self.repeats, self.limit)

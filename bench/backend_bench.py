@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import actions as act  # noqa: E402
 import llm_client  # noqa: E402
 from config import Config  # noqa: E402
-from orchestrator import system_prompt  # noqa: E402
+from prompts import system_prompt  # noqa: E402
 from tasks import load_task  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "example_tasks"
