@@ -94,6 +94,15 @@ def render_chatml(messages: list[dict]) -> str:
     return "".join(parts) + "<|im_start|>assistant\n"
 
 
+def _message_text(message: dict) -> Optional[str]:
+    """A chat message's first tool call rewritten as an action; None when it has no tool call."""
+    calls = message.get("tool_calls") or []
+    if not calls:
+        return None
+    fn = calls[0].get("function") or {}
+    return tool_call_to_text(fn.get("name", ""), fn.get("arguments"), message.get("content") or "")
+
+
 def _chat_choice(data: dict) -> tuple[str, str]:
     """Text and finish reason of an OpenAI-style chat reply, tool calls rewritten as actions."""
     try:
@@ -101,11 +110,13 @@ def _chat_choice(data: dict) -> tuple[str, str]:
         message = choice.get("message") or {}
     except (KeyError, IndexError, TypeError):
         raise BackendError(f"the server's reply has no choices: {json.dumps(data)[:300]}") from None
-    calls = message.get("tool_calls") or []
-    if calls:
-        fn = calls[0].get("function") or {}
-        return tool_call_to_text(fn.get("name", ""), fn.get("arguments"), message.get("content") or ""), "tool_calls"
+    call = _message_text(message)
+    if call is not None:
+        return call, "tool_calls"
     return message.get("content") or "", choice.get("finish_reason") or ""
+
+
+DEFAULT_CONTEXT = 4096  # tokens, when neither the settings nor the server say
 
 
 class Backend:
@@ -115,7 +126,7 @@ class Backend:
     def __init__(self, config: Config):
         self.config = config
         self.model: Optional[str] = config.model
-        self.context_size: int = config.context_size or 4096
+        self.context_size: int = config.context_size or DEFAULT_CONTEXT
 
     def pick_protocol(self) -> str:
         wanted = self.config.protocol
@@ -133,6 +144,14 @@ class Backend:
         return None
 
     def complete(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
+        """One model turn, timed, with who answered: the same for every backend."""
+        start = time.monotonic()
+        reply = self.generate_reply(messages, fmt, protocol)
+        reply.seconds, reply.backend, reply.model = time.monotonic() - start, self.name, self.model
+        return reply
+
+    def generate_reply(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
+        """How this backend asks its server for one reply (each backend says only this)."""
         raise NotImplementedError
 
 
@@ -251,7 +270,7 @@ class KoboldCpp(HttpBackend):
         self.version = version.get("version")
         if not config.context_size:
             ctx = (self.get_json("/api/extra/true_max_context_length") or {}).get("value")
-            self.context_size = int(ctx) if isinstance(ctx, int) and ctx > 0 else 4096
+            self.context_size = int(ctx) if isinstance(ctx, int) and ctx > 0 else DEFAULT_CONTEXT
         if not self.model:
             self.model = (self.get_json("/api/v1/model") or {}).get("result")
 
@@ -265,8 +284,7 @@ class KoboldCpp(HttpBackend):
             return None
         return value if isinstance(value, int) else None
 
-    def complete(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
-        start = time.monotonic()
+    def generate_reply(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
         cfg = self.config
         if not self.native:
             body: dict[str, Any] = {"model": self.model or "koboldcpp", "messages": messages,
@@ -277,7 +295,7 @@ class KoboldCpp(HttpBackend):
                 self.native = True  # an old build: fall back to the native API from now on
             else:
                 text, finish = _chat_choice(data)
-                return self._with_perf(text, finish, render_chatml(messages), start)
+                return self._with_perf(text, finish, render_chatml(messages))
         prompt = render_chatml(messages)
         data = self.generate("/api/v1/generate", {
             "prompt": prompt, "max_length": cfg.max_tokens, "max_context_length": self.context_size,
@@ -287,7 +305,7 @@ class KoboldCpp(HttpBackend):
             result = data["results"][0]
         except (KeyError, IndexError, TypeError):
             raise BackendError(f"{self.url}/api/v1/generate: no results in the reply: {json.dumps(data)[:300]}") from None
-        return self._with_perf(result.get("text") or "", result.get("finish_reason") or "", prompt, start)
+        return self._with_perf(result.get("text") or "", result.get("finish_reason") or "", prompt)
 
     def generate(self, path: str, body: dict, missing_ok: bool = False) -> Optional[dict]:
         """POST one generation under a fresh genkey; if we stop waiting for it (the request
@@ -320,18 +338,17 @@ class KoboldCpp(HttpBackend):
             return f"aborting it on the server failed too (HTTP {response.status_code})"
         return "asked the server to abort it (POST /api/extra/abort)"
 
-    def _with_perf(self, text: str, finish: str, prompt: str, start: float) -> Reply:
+    def _with_perf(self, text: str, finish: str, prompt: str) -> Reply:
         """KoboldCPP says "length" for a stop-sequence hit too: perf's stop_reason (0 = max length)
         tells a real cut from a normal stop."""
-        seconds = time.monotonic() - start
         perf = self.get_json("/api/extra/perf") or {}
         completion = perf.get("last_token_count")
         prompt_tokens = perf.get("last_input_count") or self.count_tokens(prompt)
         stop_reason = perf.get("stop_reason")
         truncated = stop_reason == 0 if stop_reason is not None else (
             finish == "length" and isinstance(completion, int) and completion >= self.config.max_tokens)
-        return Reply(text, finish, truncated, prompt_tokens, completion, None, seconds, self.name, self.model,
-                     {"perf": {k: perf.get(k) for k in ("last_process", "last_eval", "stop_reason") if k in perf}})
+        return Reply(text, finish, truncated, prompt_tokens=prompt_tokens, completion_tokens=completion,
+                     extra={"perf": {k: perf.get(k) for k in ("last_process", "last_eval", "stop_reason") if k in perf}})
 
 
 class OpenAICompatible(HttpBackend):
@@ -355,7 +372,7 @@ class OpenAICompatible(HttpBackend):
         if not config.context_size:
             ctx = ((props or {}).get("default_generation_settings") or {}).get("n_ctx") or (props or {}).get("n_ctx")
             ctx = ctx or first.get("max_model_len") or (first.get("meta") or {}).get("n_ctx_train")
-            self.context_size = int(ctx) if isinstance(ctx, int) and ctx > 0 else 4096
+            self.context_size = int(ctx) if isinstance(ctx, int) and ctx > 0 else DEFAULT_CONTEXT
 
     def describe(self) -> str:
         return f"{self.flavour}: {super().describe()}"
@@ -369,8 +386,7 @@ class OpenAICompatible(HttpBackend):
             return None
         return len(tokens) if isinstance(tokens, list) else None
 
-    def complete(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
-        start = time.monotonic()
+    def generate_reply(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
         cfg = self.config
         body: dict[str, Any] = {"messages": messages, "max_tokens": cfg.max_tokens, "temperature": cfg.temperature}
         if self.model:
@@ -384,10 +400,10 @@ class OpenAICompatible(HttpBackend):
         usage = data.get("usage") or {}
         timings = data.get("timings") or {}
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", timings.get("cache_n"))
-        return Reply(text, finish, finish == "length", usage.get("prompt_tokens"), usage.get("completion_tokens"),
-                     cached, time.monotonic() - start, self.name, self.model,
-                     {"timings": {k: timings[k] for k in ("prompt_n", "cache_n", "predicted_n", "prompt_ms", "predicted_ms")
-                                  if k in timings}} if timings else {})
+        return Reply(text, finish, finish == "length", prompt_tokens=usage.get("prompt_tokens"),
+                     completion_tokens=usage.get("completion_tokens"), cached_tokens=cached,
+                     extra={"timings": {k: timings[k] for k in ("prompt_n", "cache_n", "predicted_n", "prompt_ms", "predicted_ms")
+                                        if k in timings}} if timings else {})
 
 
 class Ollama(HttpBackend):
@@ -408,8 +424,7 @@ class Ollama(HttpBackend):
         if not config.context_size:
             self.context_size = 8192
 
-    def complete(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
-        start = time.monotonic()
+    def generate_reply(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
         cfg = self.config
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": False,
                                 "options": {"num_ctx": self.context_size, "num_predict": cfg.max_tokens,
@@ -422,15 +437,10 @@ class Ollama(HttpBackend):
             body["format"] = fmt.schema
         data = self.post_json("/api/chat", body)
         message = data.get("message") or {}
-        calls = message.get("tool_calls") or []
-        if calls:
-            fn = calls[0].get("function") or {}
-            text = tool_call_to_text(fn.get("name", ""), fn.get("arguments"), message.get("content") or "")
-        else:
-            text = message.get("content") or ""
+        text = _message_text(message)
         finish = data.get("done_reason") or ""
-        return Reply(text, finish, finish == "length", data.get("prompt_eval_count"), data.get("eval_count"),
-                     None, time.monotonic() - start, self.name, self.model)
+        return Reply(message.get("content") or "" if text is None else text, finish, finish == "length",
+                     prompt_tokens=data.get("prompt_eval_count"), completion_tokens=data.get("eval_count"))
 
 
 def smollm2_path() -> Optional[Path]:
@@ -462,7 +472,7 @@ class Embedded(Backend):
         if path is None or not path.exists():
             raise BackendError(f"no GGUF model at {path or config.model_path}; set model_path, or run ./install.sh "
                                "for the bundled SmolLM2-135M")
-        self.context_size = config.context_size or 4096
+        self.context_size = config.context_size or DEFAULT_CONTEXT
         self.model = path.name
         self.llama_cpp = llama_cpp
         self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=self.context_size, verbose=False,
@@ -472,8 +482,7 @@ class Embedded(Backend):
     def count_tokens(self, text: str) -> Optional[int]:
         return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
-    def complete(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
-        start = time.monotonic()
+    def generate_reply(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
         if fmt.grammar not in self._grammars:
             self._grammars[fmt.grammar] = self.llama_cpp.LlamaGrammar.from_string(fmt.grammar, verbose=False)
         grammar = self._grammars[fmt.grammar] if protocol == "grammar" else None
@@ -482,8 +491,8 @@ class Embedded(Backend):
                                                temperature=self.config.temperature)
         text, finish = _chat_choice(data)
         usage = data.get("usage") or {}
-        return Reply(text, finish, finish == "length", usage.get("prompt_tokens"), usage.get("completion_tokens"),
-                     None, time.monotonic() - start, self.name, self.model)
+        return Reply(text, finish, finish == "length", prompt_tokens=usage.get("prompt_tokens"),
+                     completion_tokens=usage.get("completion_tokens"))
 
 
 # ---------------------------------------------------------------------------------------------
