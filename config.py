@@ -168,15 +168,17 @@ def describe_validation_error(source: str, error: ValidationError) -> str:
 
 
 def load_config(path: Optional[Path] = None, overrides: Optional[dict[str, Any]] = None,
-                environ: Optional[dict[str, str]] = None) -> tuple[Config, bool]:
-    """Return the config and whether the user named a server anywhere (file, env or flag).
+                environ: Optional[dict[str, str]] = None, task: Optional[dict[str, Any]] = None) -> tuple[Config, bool]:
+    """The settings of a run, from every source in one place (later wins): defaults < the YAML
+    file < AGENT_* environment variables < the task's own limits < flags. Returns them, with
+    every path absolute, and whether the user named a server anywhere (file, env or flag).
 
     With no path, ./agent.yaml is used and created with commented defaults if missing;
     a path the user named must exist.
     """
     environ = os.environ if environ is None else environ
     if path is None:
-        path = DEFAULT_CONFIG_PATH
+        path = Path.cwd() / DEFAULT_CONFIG_PATH
         if not path.exists():
             try:
                 path.write_text(_commented_defaults(), encoding="utf-8")
@@ -187,12 +189,12 @@ def load_config(path: Optional[Path] = None, overrides: Optional[dict[str, Any]]
     data = _read_yaml(path) if path.exists() else {}
     env_values = _env_settings(environ)
     flags = {k: v for k, v in (overrides or {}).items() if v is not None}
-    merged = _merge(_merge(data, env_values), flags)
+    merged = _merge(_merge(_merge(data, env_values), task or {}), flags)
     try:
         config = Config.model_validate(merged)
     except ValidationError as e:
         raise ConfigError(_from_env(e, env_values, flags) or describe_validation_error(str(path), e)) from None
-    return config, bool(config.server)
+    return with_absolute_paths(config, Path.cwd()), bool(config.server)
 
 
 def with_absolute_paths(config: Config, base: Path) -> Config:

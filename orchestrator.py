@@ -73,7 +73,7 @@ class Orchestrator:
         self.enabled = act.ALL_ACTIONS if config.edit_actions else act.BASE_ACTIONS
         self.format = ActionFormat(self.enabled)
         self.protocol = backend.pick_protocol()
-        self.max_steps = task.spec.max_steps or config.max_steps
+        self.max_steps = config.max_steps
         self.workspace = act.Workspace(run_dir / "workspace", task.protected_files())
         if not resume:
             self.workspace.root.mkdir()
@@ -219,8 +219,7 @@ class Orchestrator:
         """Every test run goes through here: on a fresh copy of the workspace, with the task's
         tests laid over it and checked afterwards (sandbox.run_pytest says what a run proves)."""
         state = self.workspace.state()
-        run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "sandbox",
-                                      network=self.task.spec.network or None, trusted=self.protected)
+        run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "sandbox", trusted=self.protected)
         self.record("test_run", workspace_state=state, **run.to_dict())
         self.say(f"    tests: {run.outcome}, {run.counts()} ({run.seconds:.1f} s)")
         return run
@@ -282,8 +281,8 @@ class Orchestrator:
         """Score with tests the agent never saw, run alone on a copy of the final workspace (the
         agent's own pytest set-up left out); the report must account for every test they define."""
         hidden = self.task.spec.hidden_tests
-        run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "hidden", network=self.task.spec.network or None,
-                                      targets=tuple(hidden), trusted={**self.protected, **hidden}, drop_setup=True)
+        run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "hidden", targets=tuple(hidden),
+                                      trusted={**self.protected, **hidden}, drop_setup=True)
         expected = sum(_count_tests(content) for content in hidden.values())
         complete = run.passed + run.failed + run.errors + run.skipped >= expected
         if run.outcome == "not_run":

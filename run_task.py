@@ -8,11 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import typing
 from pathlib import Path
 from typing import Optional
 
 import llm_client
-from config import ConfigError, load_config, with_absolute_paths
+from config import Config, ConfigError, SandboxConfig, load_config
 from orchestrator import Orchestrator
 from runlog import new_run_dir, read_transcript
 from sandbox import Sandbox, SandboxError
@@ -26,8 +27,8 @@ def parser() -> argparse.ArgumentParser:
     what.add_argument("--task", type=Path, help="a task: name.txt, a task folder, or name.yaml")
     what.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue an interrupted or unfinished run")
     p.add_argument("--server", help="model server URL (default http://127.0.0.1:5001; env AGENT_SERVER)")
-    p.add_argument("--backend", choices=["auto", "koboldcpp", "openai", "ollama", "embedded"])
-    p.add_argument("--protocol", choices=["auto", "grammar", "json_schema", "tools", "none"])
+    p.add_argument("--backend", choices=choices(Config, "backend"))
+    p.add_argument("--protocol", choices=choices(Config, "protocol"))
     p.add_argument("--model", help="model name to request (Ollama, vLLM, LM Studio)")
     p.add_argument("--model-path", help="GGUF file for the embedded backend")
     p.add_argument("--max-steps", type=int, help="model turns before the run stops")
@@ -35,8 +36,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--run-id", help="name of the run folder under runs/ (default: the task's name)")
     p.add_argument("--runs-dir", help="folder that holds the run folders (default runs)")
     p.add_argument("--sandbox-python", help="interpreter that runs the tests (needs pytest)")
-    p.add_argument("--isolation", choices=["auto", "bwrap", "basic"], help="sandbox layer")
+    p.add_argument("--isolation", choices=choices(SandboxConfig, "isolation"), help="sandbox layer")
     return p
+
+
+def choices(model, field: str) -> tuple[str, ...]:
+    """A setting's allowed values, as the config defines them."""
+    return typing.get_args(model.model_fields[field].annotation)
 
 
 def resumable_task(run_dir: Path) -> Path:
@@ -66,15 +72,10 @@ def main(argv: Optional[list[str]] = None) -> int:
     cwd = Path.cwd()  # every path the user gives is relative to it, as in the shell
     task_path, resume = (cwd / p if p else None for p in (args.task, args.resume))
     try:
-        config, server_named = load_config(cwd / args.config if args.config else None, overrides)
-        config = with_absolute_paths(config, cwd)
         task = load_task(task_path or resumable_task(resume))
+        config, server_named = load_config(cwd / args.config if args.config else None, overrides, task=task.settings())
     except ConfigError as e:
         return fail(str(e), 2)
-    if task.spec.timeout:
-        config.sandbox.timeout = task.spec.timeout
-    if args.max_steps:  # a flag wins over the task's own limit
-        task.spec.max_steps = args.max_steps
     try:
         backend = llm_client.connect(config, server_named)
     except llm_client.BackendError as e:

@@ -48,6 +48,15 @@ class Task(BaseModel):
     source: str
     spec: TaskSpec
 
+    def settings(self) -> dict:
+        """The task's own limits, as settings (they beat agent.yaml; a flag beats them)."""
+        spec, sandbox = self.spec, {}
+        if spec.timeout:
+            sandbox["timeout"] = spec.timeout
+        if spec.network:  # a task may allow the network, never forbid what the user allowed
+            sandbox["network"] = True
+        return {**({"max_steps": spec.max_steps} if spec.max_steps else {}), **({"sandbox": sandbox} if sandbox else {})}
+
     def protected_files(self) -> frozenset[str]:
         """Starting files that match a protected glob (on the whole path, or on the name alone)."""
         def hit(path: str) -> bool:

@@ -1,10 +1,12 @@
 """Settings from agent.yaml, AGENT_* environment variables and flags: one rule for every field."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
-from config import Config, ConfigError, SandboxConfig, _commented_defaults, load_config
+from config import Config, ConfigError, SandboxConfig, _commented_defaults, load_config, with_absolute_paths
 
 # A value other than the default for every setting, as an environment variable would carry it.
 TOP = {"server": ("http://10.0.0.2:8080", "http://10.0.0.2:8080"), "backend": ("openai", "openai"),
@@ -77,10 +79,26 @@ def test_unknown_and_empty_variables_are_ignored(config_file):
     environ = {"AGENT_DECIDER": "http://127.0.0.1:18766", "AGENT_NO_SUCH": "1", "AGENT_SANDBOX": "x",
                "AGENT_SANDBOX_NO_SUCH": "1", "AGENT_SERVER": "", "AGENT_CONTEXT_SIZE": ""}
     config, server_named = load_config(config_file({}), environ=environ)
-    assert config == Config() and not server_named
+    assert config == with_absolute_paths(Config(), Path.cwd()) and not server_named
 
 
 def test_the_written_config_names_the_rule():
     text = _commented_defaults()
     assert "AGENT_MAX_STEPS=5" in text and "AGENT_SANDBOX_TIMEOUT=30" in text
     assert Config.model_validate(yaml.safe_load(text)) == Config()
+
+
+def test_relative_paths_mean_the_current_folder(config_file, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    config, _ = load_config(config_file({"runs_dir": "out/runs", "sandbox": {"python": "env/bin/python"}}),
+                            {"model_path": "m.gguf"}, environ={})
+    assert (config.runs_dir, config.model_path, config.sandbox.python) == (
+        str(tmp_path / "out/runs"), str(tmp_path / "m.gguf"), str(tmp_path / "env/bin/python"))
+
+
+def test_a_tasks_limits_beat_the_file_and_a_flag_beats_them(config_file):
+    task = {"max_steps": 9, "sandbox": {"timeout": 5, "network": True}}
+    config, _ = load_config(config_file({"max_steps": 30, "sandbox": {"timeout": 60}}), environ={}, task=task)
+    assert (config.max_steps, config.sandbox.timeout, config.sandbox.network) == (9, 5, True)
+    config, _ = load_config(config_file({}), {"max_steps": 2}, environ={}, task=task)
+    assert config.max_steps == 2
