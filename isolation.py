@@ -255,9 +255,12 @@ def _kill_run(proc: subprocess.Popen) -> None:
 
 
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
-        env: dict[str, str], log: Path, limits: SandboxConfig, network: bool) -> Outcome:
+        env: dict[str, str], log: Path, limits: SandboxConfig, network: bool,
+        nproc_user: Optional[int] = None) -> Outcome:
     """Run `python argv...` in workdir, confined; stdout and stderr go to `log`, which must be
-    in a folder the command cannot write (we open it, so a planted symlink must not exist)."""
+    in a folder the command cannot write (we open it, so a planted symlink must not exist).
+    `nproc_user`: whose processes RLIMIT_NPROC counts, when a child of the command will run as
+    another user than the command itself (the judge's worker)."""
     hand_over(writable, conf.run_as)
     command = [str(python), "-I", "-S", "-c", LAUNCHER, str(conf.run_as), str(python), *argv]
     if conf.layer == "bwrap":
@@ -268,7 +271,7 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
     with open(fd, "wb") as out:
         proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, start_new_session=True,
-                                preexec_fn=_rlimits(limits, conf.run_as))
+                                preexec_fn=_rlimits(limits, conf.run_as if nproc_user is None else nproc_user))
         timed_out = False
         try:
             exit_code: Optional[int] = proc.wait(timeout=limits.timeout)
