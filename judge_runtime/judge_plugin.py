@@ -236,8 +236,14 @@ class Worker:
                     pass
 
     def stop(self) -> None:
+        """Close the pipe, give the worker a moment to exit by itself (its atexit hooks run in
+        its confinement), then kill whatever is left below us."""
         if self.conn is not None:
             self.conn.close()
+            try:
+                self.proc.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                pass
         kill_descendants()
 
 

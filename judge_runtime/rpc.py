@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import builtins
+import collections.abc
 import datetime
 import decimal
 import fractions
@@ -1158,7 +1159,7 @@ class ModuleProxy(types.ModuleType):
 
     def __init__(self, conn: Connection, handle: int, name: str, package: bool):
         super().__init__(name)
-        d = types.ModuleType.__getattribute__(self, "__dict__")
+        d = types.ModuleType.__dict__["__dict__"].__get__(self)
         d.update(_rpc_conn=conn, _rpc_handle=handle, _rpc_package=package)
 
     def __getattr__(self, name):
@@ -1185,6 +1186,33 @@ class ModuleProxy(types.ModuleType):
 
     def __repr__(self):
         return f"<module {self.__name__!r} of the model's code, run in the worker>"
+
+    @property
+    def __dict__(self):
+        """The module's namespace read from the worker (monkeypatch reads old values here)."""
+        return _RemoteNamespace(self)
+
+
+class _RemoteNamespace(collections.abc.Mapping):
+    def __init__(self, module: ModuleProxy):
+        self._module = module
+        self._local = types.ModuleType.__dict__["__dict__"].__get__(module)
+
+    def __getitem__(self, name):
+        if type(name) is not str:
+            raise KeyError(name)
+        if name in self._local:
+            return self._local[name]
+        try:
+            return _ask(self._module, "getattr", self._module, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    def __iter__(self):
+        return iter(dir(self._module))
+
+    def __len__(self):
+        return len(dir(self._module))
 
 
 class _MirrorMeta(type):
