@@ -22,26 +22,20 @@ stdlib only: this file runs inside the sandbox interpreter, on both sides.
 """
 from __future__ import annotations
 
-import base64
 import builtins
-import collections.abc
-import datetime
-import decimal
-import fractions
 import itertools
 import json
 import math
 import operator
 import os
-import pathlib
-import traceback
+import sys
 import types
-import weakref
+from _collections_abc import Mapping
 
-try:
-    import zoneinfo
-except ImportError:  # pragma: no cover - Python without zoneinfo
-    zoneinfo = None
+# The worker starts with no bytecode cache at all (PYTHONPYCACHEPREFIX points nowhere), so every
+# module imported here is compiled from source on each start: datetime, decimal, fractions,
+# pathlib and zoneinfo are looked up in sys.modules when a value of theirs is sent, and imported
+# only when such a value arrives.
 
 MAX_MESSAGE = 64 * 1024 * 1024
 MAX_TRACEBACK = 4000
@@ -78,7 +72,7 @@ _NOT_FORWARDED = frozenset({"__test__", "__wrapped__", "__signature__", "__mro_e
                             "pytestmark"})
 _MODULE_LOCAL = frozenset({"__path__", "__file__", "__cached__", "__loader__", "__spec__", "__package__",
                            "__builtins__", "__getattr__", "__dir__"})
-_PATH_TYPES = {c.__name__: c for c in (pathlib.PosixPath, pathlib.PurePosixPath, pathlib.PureWindowsPath)}
+_PATH_TYPES = ("PosixPath", "PurePosixPath", "PureWindowsPath")
 _UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "iter": iter, "next": next, "reversed": reversed,
           "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
           "index": operator.index, "int": int, "float": float, "complex": complex, "bytes": bytes, "round": round}
@@ -217,7 +211,7 @@ class Connection:
         self._handles = itertools.count(1)
         self._objects: dict[int, object] = {}   # handle -> our object, kept alive
         self._handle_of: dict[int, int] = {}    # id(our object) -> handle
-        self._proxies = weakref.WeakValueDictionary()  # their handle -> proxy
+        self._proxies: dict[int, object] = {}   # their handle -> its one proxy
         self._mirrors: dict[int, type] = {}     # their exception class handle -> local class
         self.broken: RpcError | None = None
 
@@ -321,7 +315,7 @@ class Connection:
                 value = self._admissible(value)
         except RpcError as e:
             raise self._fail(e) from None
-        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, decimal.InvalidOperation) as e:
+        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
             raise self._fail(ProtocolError(f"undecodable reply ({type(e).__name__}: {e})")) from None
         for target, contents in updates:
             _apply(target, contents)
@@ -361,7 +355,7 @@ class Connection:
             args = [self._dec(a, memo) for a in raw]
         except RpcError as e:
             raise self._fail(e) from None
-        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, decimal.InvalidOperation) as e:
+        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
             raise self._fail(ProtocolError(f"undecodable request ({type(e).__name__}: {e})")) from None
         received = len(memo.objs)
         reply: dict = {"r": qid}
@@ -474,11 +468,11 @@ class Connection:
             return {"$": "yours", "h": obj._rpc_handle}
         if t is bytearray:
             memo.add(obj, obj, True)
-            return {"$": "bytearray", "v": base64.b64encode(bytes(obj)).decode()}
+            return {"$": "bytearray", "v": bytes(obj).hex()}
         items = _items(obj, t) if t in (list, tuple, dict, set, frozenset) else None
         if items is not None:
             return self._enc_container(obj, t in (list, dict, set), items, memo)
-        value = _VALUE_ENCODERS.get(t)
+        value = _value_encoder(t)
         if value is not None:
             encoded = value(self, obj, memo)
             if encoded is not None:
@@ -590,7 +584,7 @@ class Connection:
             try:
                 t = type(obj)
                 if t is bytearray:
-                    contents = base64.b64encode(bytes(obj)).decode()
+                    contents = bytes(obj).hex()
                 elif t is dict:
                     contents = [[self._enc(k, memo), self._enc(v, memo)] for k, v in dict.items(obj)]
                 else:
@@ -622,7 +616,7 @@ class Connection:
         t = type(target)
         if t is bytearray:
             _check(type(data) is str, "bytearray contents")
-            return bytearray(base64.b64decode(data, validate=True))
+            return bytearray.fromhex(data)
         _check(type(data) is list, "container contents")
         if t is dict:
             pairs = []
@@ -711,7 +705,7 @@ class Connection:
             return self._dec(data, _Memo())
         except RpcError:
             raise
-        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError) as e:
+        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
             raise ProtocolError(f"undecodable value ({type(e).__name__})") from None
 
 
@@ -770,6 +764,7 @@ def _check_exportable(obj) -> None:
 def _remote_traceback(exc: BaseException) -> str:
     """The model's frames only (not this runtime's), for the person reading the failure."""
     try:
+        import traceback
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if not os.path.abspath(f.filename).startswith(_HERE + os.sep)]
         text = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(exc), exc))
@@ -780,23 +775,30 @@ def _remote_traceback(exc: BaseException) -> str:
 
 # --- value encoders and decoders (exact types only) ---------------------------------------
 
+def _loaded(module: str, name: str):
+    """A class of a value module if that module is already imported (else no value of it exists)."""
+    return getattr(sys.modules.get(module), name, None)
+
+
 def _enc_tz(tz):
     if tz is None:
         return None
-    if type(tz) is datetime.timezone:
+    if type(tz) is _loaded("datetime", "timezone"):
         offset = tz.utcoffset(None)
         return {"o": [offset.days, offset.seconds, offset.microseconds], "n": tz.tzname(None)}
-    if zoneinfo is not None and type(tz) is zoneinfo.ZoneInfo and type(tz.key) is str:
+    if type(tz) is _loaded("zoneinfo", "ZoneInfo") and type(tz.key) is str:
         return {"k": tz.key}
     raise LookupError
 
 
 def _dec_tz(data):
+    import datetime
     if data is None:
         return None
     _check(type(data) is dict, "time zone")
     if "k" in data:
-        _check(zoneinfo is not None and type(data["k"]) is str, "zone key")
+        import zoneinfo
+        _check(type(data["k"]) is str, "zone key")
         return zoneinfo.ZoneInfo(data["k"])
     offset = data.get("o")
     _check(type(offset) is list and len(offset) == 3 and all(type(x) is int for x in offset), "offset")
@@ -817,10 +819,12 @@ def _enc_moment(kind):
     return encode
 
 
-def _dec_moment(cls):
+def _dec_moment(name):
     def decode(conn, data, memo):
+        import datetime
+        cls = getattr(datetime, name)
         text, fold = data.get("v"), data.get("f")
-        _check(type(text) is str and fold in (0, 1) and type(fold) is int, cls.__name__)
+        _check(type(text) is str and fold in (0, 1) and type(fold) is int, name)
         return cls.fromisoformat(text).replace(tzinfo=_dec_tz(data.get("z")), fold=fold)
     return decode
 
@@ -896,7 +900,7 @@ def _dec_yours(conn, data, memo):
 
 def _dec_bytes(conn, data, memo):
     _check(type(data.get("v")) is str, "bytes")
-    return base64.b64decode(data["v"], validate=True)
+    return bytes.fromhex(data["v"])
 
 
 def _dec_bytearray(conn, data, memo):
@@ -922,27 +926,32 @@ def _dec_complex(conn, data, memo):
 
 
 def _dec_path(conn, data, memo):
-    cls, text = _PATH_TYPES.get(data.get("c")), data.get("v")
-    _check(cls is not None and type(text) is str, "path")
-    return cls(text)
+    import pathlib
+    name, text = data.get("c"), data.get("v")
+    _check(name in _PATH_TYPES and type(text) is str, "path")
+    return getattr(pathlib, name)(text)
 
 
 def _dec_timedelta(conn, data, memo):
+    import datetime
     days, seconds, micros = _dec_ints(data, 3, conn, memo)
     return datetime.timedelta(days=days, seconds=seconds, microseconds=micros)
 
 
 def _dec_date(conn, data, memo):
+    import datetime
     _check(type(data.get("v")) is str, "date")
     return datetime.date.fromisoformat(data["v"])
 
 
 def _dec_decimal(conn, data, memo):
+    import decimal
     _check(type(data.get("v")) is str, "decimal")
     return decimal.Decimal(data["v"])
 
 
 def _dec_fraction(conn, data, memo):
+    import fractions
     numerator, denominator = _dec_ints(data, 2, conn, memo)
     _check(denominator != 0, "fraction")
     return fractions.Fraction(numerator, denominator)
@@ -967,29 +976,44 @@ def _dec_type(conn, data, memo):
 
 
 _VALUE_ENCODERS = {
-    bytes: lambda conn, obj, memo: {"$": "bytes", "v": base64.b64encode(obj).decode()},
+    bytes: lambda conn, obj, memo: {"$": "bytes", "v": obj.hex()},
     complex: lambda conn, obj, memo: {"$": "complex", "v": [conn._enc(obj.real, memo), conn._enc(obj.imag, memo)]},
     range: lambda conn, obj, memo: {"$": "range", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
                                                         conn._enc(obj.step, memo)]},
     slice: lambda conn, obj, memo: {"$": "slice", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
                                                         conn._enc(obj.step, memo)]},
-    datetime.date: lambda conn, obj, memo: {"$": "date", "v": obj.isoformat()},
-    datetime.datetime: _enc_moment("datetime"),
-    datetime.time: _enc_moment("time"),
-    datetime.timedelta: lambda conn, obj, memo: {"$": "timedelta", "v": [obj.days, obj.seconds, obj.microseconds]},
-    decimal.Decimal: lambda conn, obj, memo: {"$": "decimal", "v": str(obj)},
-    fractions.Fraction: lambda conn, obj, memo: {"$": "fraction", "v": [conn._enc(obj.numerator, memo),
-                                                                       conn._enc(obj.denominator, memo)]},
-    **{cls: (lambda conn, obj, memo: {"$": "path", "c": type(obj).__name__, "v": str(obj)})
-       for cls in _PATH_TYPES.values()},
 }
+_LAZY_ENCODERS = {
+    ("datetime", "date"): lambda conn, obj, memo: {"$": "date", "v": obj.isoformat()},
+    ("datetime", "datetime"): _enc_moment("datetime"),
+    ("datetime", "time"): _enc_moment("time"),
+    ("datetime", "timedelta"): lambda conn, obj, memo: {"$": "timedelta", "v": [obj.days, obj.seconds, obj.microseconds]},
+    ("decimal", "Decimal"): lambda conn, obj, memo: {"$": "decimal", "v": str(obj)},
+    ("fractions", "Fraction"): lambda conn, obj, memo: {"$": "fraction", "v": [conn._enc(obj.numerator, memo),
+                                                                              conn._enc(obj.denominator, memo)]},
+    **{("pathlib", name): (lambda conn, obj, memo: {"$": "path", "c": type(obj).__name__, "v": str(obj)})
+       for name in _PATH_TYPES},
+}
+
+
+def _value_encoder(t):
+    """The encoder for an exact value type; the lazy ones join once their module is imported."""
+    encoder = _VALUE_ENCODERS.get(t)
+    if encoder is None and _LAZY_ENCODERS:
+        for key in [k for k in _LAZY_ENCODERS if k[0] in sys.modules]:
+            cls = _loaded(*key)
+            if isinstance(cls, type):
+                _VALUE_ENCODERS[cls] = _LAZY_ENCODERS.pop(key)
+        encoder = _VALUE_ENCODERS.get(t)
+    return encoder
+
 
 _DECODERS = {
     "int": _dec_int, "float": _dec_float, "complex": _dec_complex, "bytes": _dec_bytes,
     "bytearray": _dec_bytearray, "list": _dec_mutable("list"), "set": _dec_mutable("set"),
     "dict": _dec_mutable("dict"), "tuple": _dec_placeholder("tuple"), "frozenset": _dec_placeholder("frozenset"),
     "ntuple": _dec_placeholder("ntuple"), "m": _dec_memo, "path": _dec_path, "date": _dec_date,
-    "datetime": _dec_moment(datetime.datetime), "time": _dec_moment(datetime.time), "timedelta": _dec_timedelta,
+    "datetime": _dec_moment("datetime"), "time": _dec_moment("time"), "timedelta": _dec_timedelta,
     "decimal": _dec_decimal, "fraction": _dec_fraction, "slice": _dec_slice, "range": _dec_range,
     "ellipsis": lambda conn, data, memo: Ellipsis, "type": _dec_type, "ref": _dec_ref, "yours": _dec_yours,
     "exc": lambda conn, data, memo: conn._dec_exception(data, memo),
@@ -1193,7 +1217,7 @@ class ModuleProxy(types.ModuleType):
         return _RemoteNamespace(self)
 
 
-class _RemoteNamespace(collections.abc.Mapping):
+class _RemoteNamespace(Mapping):
     def __init__(self, module: ModuleProxy):
         self._module = module
         self._local = types.ModuleType.__dict__["__dict__"].__get__(module)

@@ -4,20 +4,22 @@ never over fd 1/2, which the model's code may write to at will.
 
 argv: worker.py WORKSPACE FD_IN FD_OUT. stdlib only (runs in the sandbox interpreter).
 """
-import importlib.util
 import os
 import sys
+import types
 
 OUTPUT_LIMIT = 1024 * 1024  # forwarded per message; the rest is cut
 
 
 def _load_rpc():
-    """rpc.py under a private name, so a model module called `rpc` is still the model's."""
+    """rpc.py (our own file) under a private name, so a model module called `rpc` is still the
+    model's; loaded by hand, without importlib.util, as nothing here has cached bytecode."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rpc.py")
-    spec = importlib.util.spec_from_file_location("_judge_rpc", path)
-    module = importlib.util.module_from_spec(spec)
+    module = types.ModuleType("_judge_rpc")
+    module.__file__ = path
     sys.modules["_judge_rpc"] = module
-    spec.loader.exec_module(module)
+    with open(path, "rb") as f:
+        exec(compile(f.read(), path, "exec"), module.__dict__)
     return module
 
 
