@@ -268,6 +268,7 @@ class WorkspaceFinder:
 class WorkspaceLoader:
     @staticmethod
     def create_module(spec):
+        __tracebackhide__ = True
         try:
             connection = WORKER.connection()
         except rpc.RpcError as e:

@@ -85,6 +85,7 @@ _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmu
            "isinstance": isinstance, "issubclass": issubclass}
 _TERNARY = {"setitem": operator.setitem, "pow": pow}
 _PENDING = object()
+_EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path", "code", "value"})
 
 
 def _is_dunder(name: str) -> bool:
@@ -278,6 +279,7 @@ class Connection:
 
     def request(self, op: str, *args):
         """Ask the other side; serve its own requests (callbacks) while waiting for the reply."""
+        __tracebackhide__ = True  # pytest shows the test and the worker's traceback, not this
         if self.broken is not None:
             raise self.broken
         memo = _Memo()
@@ -298,6 +300,7 @@ class Connection:
             return self._finish(msg, memo, sent)
 
     def _finish(self, msg: dict, memo: _Memo, sent: int):
+        __tracebackhide__ = True
         try:
             failed = "e" in msg
             value = self._dec(msg["e"] if failed else msg["v"], memo)
@@ -685,7 +688,9 @@ class Connection:
         for entry in attrs:
             _check(type(entry) is list and len(entry) == 2 and type(entry[0]) is str, "exception attribute")
             key, value = entry[0], self._dec(entry[1], memo)
-            if key == "__notes__" or (key.isidentifier() and not key.startswith("__")):
+            # data attributes only: never a method of the class (add_note...) or our own _rpc_ state
+            if key in _EXCEPTION_DATA or (key.isidentifier() and not key.startswith(("__", "_rpc"))
+                                          and not hasattr(cls, key)):
                 try:
                     setattr(exc, key, value)
                 except (AttributeError, TypeError, ValueError):
@@ -1025,6 +1030,7 @@ _DECODERS = {
 # name reaches the real object.
 
 def _ask(proxy, op, *args):
+    __tracebackhide__ = True
     return object.__getattribute__(proxy, "_rpc_conn").request(op, *args)
 
 
@@ -1050,6 +1056,7 @@ class Remote:
         object.__setattr__(self, "_rpc_handle", handle)
 
     def __getattr__(self, name):
+        __tracebackhide__ = True
         if _blocked(name):
             raise AttributeError(name)
         return _ask(self, "getattr", self, name)
@@ -1103,6 +1110,7 @@ class Remote:
         _ask(self, "op", "delitem", self, key)
 
     def __call__(self, *args, **kwargs):
+        __tracebackhide__ = True
         return _ask(self, "call", self, args, kwargs)
 
     def __index__(self):
@@ -1187,6 +1195,7 @@ class ModuleProxy(types.ModuleType):
         d.update(_rpc_conn=conn, _rpc_handle=handle, _rpc_package=package)
 
     def __getattr__(self, name):
+        __tracebackhide__ = True
         if name in _MODULE_LOCAL or _blocked(name):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         if name == "__all__":
