@@ -232,12 +232,16 @@ class Connection:
                     pass
         return self.broken
 
+    def _still_broken(self) -> RpcError:
+        """A fresh copy each time, so a later test's traceback does not carry earlier ones."""
+        return type(self.broken)(*self.broken.args)
+
     def close(self) -> None:
         self._fail(PeerGone("the connection was closed"), explain=False)
 
     def _send(self, msg: dict) -> None:
         if self.broken is not None:
-            raise self.broken
+            raise self._still_broken()
         self._outgoing(msg)
         data = json.dumps(msg, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
         try:
@@ -248,7 +252,7 @@ class Connection:
 
     def _receive(self) -> dict:
         if self.broken is not None:
-            raise self.broken
+            raise self._still_broken()
         try:
             line = self._rfile.readline(MAX_MESSAGE + 1)
         except (OSError, ValueError):
@@ -281,7 +285,7 @@ class Connection:
         """Ask the other side; serve its own requests (callbacks) while waiting for the reply."""
         __tracebackhide__ = True  # pytest shows the test and the worker's traceback, not this
         if self.broken is not None:
-            raise self.broken
+            raise self._still_broken()
         memo = _Memo()
         try:
             encoded = [self._enc(a, memo) for a in args]
@@ -545,15 +549,12 @@ class Connection:
         cls = {"$": "type", "n": name} if name else self._enc(t, memo)
         args = BaseException.args.__get__(exc)
         attrs = []
-        if name:
-            for key in ("filename", "filename2", "name", "path", "code", "value"):
-                if key in ("filename", "filename2") and not isinstance(exc, OSError):
-                    continue
-                if key in ("name", "path") and not isinstance(exc, ImportError):
-                    continue
-                if key == "code" and t is not SystemExit or key == "value" and t is not StopIteration:
-                    continue
-                attrs.append([key, self._enc(getattr(exc, key), memo)])
+        if name:  # attributes a builtin exception keeps outside its args (only when set)
+            keys = (("filename", "filename2") if isinstance(exc, OSError) else ("name", "path")
+                    if isinstance(exc, ImportError) else ("code",) if t is SystemExit else ())
+            for key in keys:
+                if getattr(exc, key) is not None:
+                    attrs.append([key, self._enc(getattr(exc, key), memo)])
             extra = getattr(exc, "__dict__", {})
             for key, value in list(dict.items(extra)) if type(extra) is dict else ():
                 if type(key) is str and (key == "__notes__" or not key.startswith("__")):

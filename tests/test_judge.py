@@ -593,6 +593,85 @@ def test_garbage_on_the_protocol_channel_is_never_a_pass(runs):
     assert "not a valid message" in result.output
 
 
+HIJACK = """
+    import gc
+    CONN = next(o for o in gc.get_objects() if type(o).__name__ == "Connection")
+"""
+
+
+def test_a_hijacked_worker_gets_nothing_more_from_the_judge(runs):
+    """The model's code takes over the worker's end of the pipe and asks the judge directly."""
+    model = {"calc.py": HIJACK + """
+    def probe(out, callback, gen):
+        tries = {
+            "import": lambda: CONN.request("import", "os"),
+            "method of a value": lambda: CONN.request("getattr", "{0.__globals__}", "format"),
+            "operation on values": lambda: CONN.request("op", "add", 1, 2),
+            "private name": lambda: CONN.request("getattr", out, "_CHUNK_SIZE"),
+            "dunder": lambda: CONN.request("getattr", callback, "__globals__"),
+            "set private": lambda: CONN.request("setattr", out, "_x", 1),
+            "frame": lambda: gen.gi_frame,
+            "code": lambda: gen.gi_code,
+        }
+        found = {}
+        for name, attempt in tries.items():
+            try:
+                attempt()
+                found[name] = "reached"
+            except Exception as e:
+                found[name] = type(e).__name__
+        return found, callback(2)
+    """}
+    tests = {"test_probe.py": """
+        import io
+        from calc import probe
+        def test_refused():
+            found, called = probe(io.StringIO(), lambda x: x * 3, (i for i in range(3)))
+            assert called == 6
+            assert set(found.values()) <= {"PermissionError", "TypeError"}, found
+    """}
+    result = runs.judged(model, tests)
+    assert result.ok and result.passed == 1, result.output
+
+
+def test_crafted_answers_from_a_hijacked_worker(runs):
+    """Answers forged at the protocol level: an interrupt, a pytest outcome exception, exit
+    status 0, a write-back to something never sent. None of them passes or skips a test."""
+    model = {"calc.py": HIJACK + """
+    CRAFTED = {
+        "interrupt": {"e": {"$": "exc", "c": {"$": "type", "n": "KeyboardInterrupt"}, "a": {"$": "tuple", "v": []},
+                            "d": [], "h": 999}},
+        "skip": {"e": {"$": "exc", "c": {"$": "ref", "h": 997, "k": "excclass", "n": "Skipped", "b": "BaseException"},
+                       "a": {"$": "tuple", "v": []}, "d": [["_rpc_remote", 1], ["add_note", 5]],
+                       "h": CONN._export(ValueError("a real object"))["h"]}},
+        "exit0": {"e": {"$": "exc", "c": {"$": "type", "n": "SystemExit"}, "a": {"$": "tuple", "v": [0]},
+                        "d": [], "h": 995}},
+        "write-back": {"v": 5, "b": [[7, []]]},
+    }
+    serve = CONN._serve
+    def forge(msg):
+        kind = msg["a"][1]["v"][1] if msg.get("op") == "call" else None
+        if kind in CRAFTED:
+            CONN._send({"r": msg["q"], **CRAFTED[kind]})
+        else:
+            serve(msg)
+    CONN._serve = forge
+    def answer(xs, kind):
+        return 5
+    """}
+    tests = {"test_hidden.py": """
+        import pytest
+        from calc import answer
+        @pytest.mark.parametrize("kind", ["interrupt", "skip", "exit0", "write-back"])
+        def test_answer(kind):
+            xs = [9]
+            assert answer(xs, kind) == 5 and xs == [9]
+    """}
+    result = runs.judged(model, tests)
+    assert not result.ok and (result.passed, result.failed, result.skipped) == (0, 4, 0), result.output
+    assert "raised KeyboardInterrupt" in result.output and "write-back index" in result.output
+
+
 def test_a_dead_worker_fails_the_remaining_tests_but_not_others(runs):
     model = {"calc.py": "import os\ndef add(a, b):\n    os._exit(3)\n"}
     tests = {**CALC_TESTS, "test_alone.py": "def test_no_model_code():\n    assert 1 + 1 == 2\n"}
