@@ -273,7 +273,11 @@ class WorkspaceLoader:
             connection = WORKER.connection()
         except rpc.RpcError as e:
             raise ImportError(f"cannot import {spec.name!r}: {e}", name=spec.name) from None
-        module = connection.request("import", spec.name)
+        try:
+            module = connection.request("import", spec.name)
+        except SystemExit as e:  # pytest would call it an internal error and say nothing useful
+            raise ImportError(f"importing {spec.name!r} in the worker raised SystemExit({e.code!r})",
+                              name=spec.name) from None
         if type(module) is not rpc.ModuleProxy:
             raise ImportError(f"{spec.name!r} is not a module in the worker", name=spec.name)
         spec.submodule_search_locations = [] if module._rpc_package else None

@@ -41,6 +41,7 @@ MAX_MESSAGE = 64 * 1024 * 1024
 MAX_TRACEBACK = 4000
 _BIG = 2 ** 53
 _HERE = os.path.dirname(os.path.abspath(__file__))
+_IMPORTLIB = os.path.dirname(os.__file__) + os.sep + "importlib" + os.sep
 
 
 class RpcError(BaseException):
@@ -772,7 +773,8 @@ def _remote_traceback(exc: BaseException) -> str:
     try:
         import traceback
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
-                  if not os.path.abspath(f.filename).startswith(_HERE + os.sep)]
+                  if not os.path.abspath(f.filename).startswith((_HERE + os.sep, _IMPORTLIB))
+                  and not f.filename.startswith("<frozen importlib")]
         text = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(exc), exc))
     except BaseException:
         text = type(exc).__name__
