@@ -22,6 +22,9 @@ Known limits (what a trusted test may do that the proxy does not support):
   those and for attributes of the model's modules); other process state is per process.
 - Model exceptions are mirrored per class; a model exception class deriving from
   KeyboardInterrupt is mirrored as an Exception.
+- A workspace module named like a stdlib module or pytest's own is not taken from the
+  workspace; files next to the trusted tests are invisible to the model's code; tests cannot
+  run the model's code as a subprocess (the judge never runs it).
 """
 from __future__ import annotations
 
@@ -70,8 +73,11 @@ def worker_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: l
 def run_judged(sandbox: Sandbox, workspace: Path, tests: dict[str, str], scratch: Path,
                network: bool = False) -> TestRun:
     """Run the trusted `tests` (relative path -> content) against the model's files in
-    `workspace` (a copy we may write to and hand over); `scratch` holds everything else."""
+    `workspace` (a copy we may write to and hand over); `scratch` holds everything else (the
+    JUnit report stays in scratch/judge/report.xml). network=None means the configured default,
+    as for Sandbox.run_pytest."""
     cfg, conf = sandbox.cfg, sandbox.confinement
+    network = cfg.network if network is None else network
     workspace, scratch = workspace.resolve(), scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
     # The judge's own folder: trusted tests, report, logs. 0700 and ours; never bound into bwrap.
