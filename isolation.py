@@ -330,23 +330,33 @@ def _kill_run(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
+def command(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
+            network: bool) -> list[str]:
+    """The whole command line of a confined `python argv...`: bwrap or unshare in front, then the
+    launcher (private mounts, the user switch), then the command."""
+    return [*conf.prefix(writable, workdir, network), str(python), "-I", "-S", "-c", LAUNCHER, str(conf.run_as),
+            conf.private_mounts(writable), str(python), *argv]
+
+
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
-        env: dict[str, str], log: Path, limits: SandboxConfig, network: bool) -> Outcome:
+        env: dict[str, str], log: Path, limits: SandboxConfig, network: bool,
+        nproc_user: Optional[int] = None) -> Outcome:
     """Run `python argv...` in workdir, confined; stdout and stderr go to `log`, which must be
-    in a folder the command cannot write (we open it, so a planted symlink must not exist)."""
+    in a folder the command cannot write (we open it, so a planted symlink must not exist).
+    `nproc_user`: whose processes RLIMIT_NPROC counts, when a child of the command will run as
+    another user than the command itself (the judge's worker)."""
     hand_over(writable, conf.run_as)
-    command = [*conf.prefix(writable, workdir, network), str(python), "-I", "-S", "-c", LAUNCHER, str(conf.run_as),
-               conf.private_mounts(writable), str(python), *argv]
+    cmd = command(conf, python, argv, workdir, writable, network)
     before = {pid for pid, ppid in _parents().items() if ppid == os.getpid()}
     start = time.monotonic()
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
     with open(fd, "wb") as out:
         try:
-            proc = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
+            proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True,
-                                    preexec_fn=_rlimits(limits, conf.run_as))
+                                    preexec_fn=_rlimits(limits, conf.run_as if nproc_user is None else nproc_user))
         except OSError as e:
-            return Outcome(None, False, 0.0, 0, started=False, problem=f"{command[0]}: {e.strerror or e}")
+            return Outcome(None, False, 0.0, 0, started=False, problem=f"{cmd[0]}: {e.strerror or e}")
         timed_out = False
         try:
             exit_code: Optional[int] = proc.wait(timeout=limits.timeout)

@@ -2,7 +2,6 @@
 that cannot be talked past, limits, stuck detection, and a run log written as it goes."""
 from __future__ import annotations
 
-import ast
 import time
 import traceback
 from enum import Enum
@@ -11,6 +10,7 @@ from typing import Callable, Optional
 
 import actions as act
 import prompts
+import verdict
 from config import Config
 from llm_client import ActionFormat, Backend, BackendError, Reply
 from runlog import RunLog, RunState, read_transcript, reply_kind
@@ -39,29 +39,9 @@ class RunEnded(Exception):
         self.status, self.reason = status, reason
 
 
-def _count_tests(source: str) -> int:
-    """Test functions pytest will collect at least once from a hidden test file."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return 0
-    count = 0
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-            count += 1
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            count += sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
-                         for n in node.body)
-    return count
-
-
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _not_run(reason: str) -> dict:
-    return {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "ok": False, "outcome": f"not run: {reason}"}
 
 
 class Orchestrator:
@@ -125,14 +105,14 @@ class Orchestrator:
         except Exception as e:  # a bug of ours: keep the log and the result honest, then stop
             status, reason = Status.ERROR, f"internal error: {e!r}"
             self.record("error", message=traceback.format_exc())
-        status, reason, hidden = self._verdict(status, reason)
+        status, reason, judged = self._verdict(status, reason)
         s = self.state
         result = {
             "task_id": self.run_dir.name, "task": self.task.id, "task_source": self.task.source,
             "run_dir": str(self.run_dir), "status": status.value, "reason": reason,
             "steps": s.step, "invalid_replies": s.invalid_total, "finish_accepted": s.finish_accepted,
             "last_test_run": TestRun.from_event(s.last_run).to_dict() if s.last_run else None,
-            "hidden_tests": hidden, "tokens": s.tokens,
+            **judged, "tokens": s.tokens,
             "seconds": {**{k: round(v, 2) for k, v in s.seconds.items()}, "total": round(time.monotonic() - start, 2)},
             "backend": self.backend.name, "model": self.backend.model, "protocol": self.protocol,
             "sandbox": self.sandbox.confinement.layer,
@@ -255,47 +235,34 @@ class Orchestrator:
 
     # -- the verdict --------------------------------------------------------------------------
 
-    def _verdict(self, status: Status, reason: str) -> tuple[Status, str, Optional[dict]]:
-        """`solved` only when finish was accepted, the task's tests are intact in the final files,
-        and the hidden tests (where the task has any) ran to the end, all reported, all passed."""
-        hidden = None
-        if self.task.spec.hidden_tests:
+    def _verdict(self, status: Status, reason: str) -> tuple[Status, str, dict]:
+        """Judge the final files against the task's tests (hidden and protected, each where the
+        task has them) whatever the status; then `solved` only if verdict.failed_check finds nothing."""
+        suites = {"hidden tests": self.task.spec.hidden_tests, "protected tests": self.protected}
+        judged: dict[str, Optional[dict]] = {name: None for name in suites}
+        for name, tests in suites.items():
+            if not tests:
+                continue
             if status == Status.INTERRUPTED:
-                hidden = _not_run("the run was interrupted")
-            else:
-                try:
-                    hidden = self._hidden_tests()
-                except KeyboardInterrupt:
-                    status, reason = Status.INTERRUPTED, "interrupted by the user (Ctrl-C) during the hidden tests"
-                    hidden = _not_run("interrupted")
-                    self.record("hidden_tests", **hidden)
+                judged[name] = verdict.not_run("the run was interrupted")
+                continue
+            try:
+                result, output, seconds = verdict.judge(self.sandbox, self.workspace.root, tests,
+                                                        self.run_dir / name.split()[0])
+            except KeyboardInterrupt:
+                status, reason = Status.INTERRUPTED, f"interrupted by the user (Ctrl-C) during the {name}"
+                judged[name] = verdict.not_run("interrupted")
+                continue
+            judged[name] = result
+            self.record("judged_tests", suite=name, output=output, seconds=seconds, **result)
+            self.say(f"{name.capitalize()}, judged: {verdict.counts(result)}"
+                     + ("" if result["ok"] else f" ({_short(result['outcome'], 200)})"))
         if status == Status.SOLVED:
-            restored = self._restore_protected()
-            if restored:
-                status, reason = Status.UNSOLVED, f"the protected tests were changed at the end: {', '.join(restored)}"
-            elif hidden is not None and not hidden["ok"]:
-                status, reason = Status.UNSOLVED, f"finish was accepted but the hidden tests did not pass ({hidden['outcome']})"
-        return status, reason, hidden
-
-    def _hidden_tests(self) -> dict:
-        """Score with tests the agent never saw, run alone on a copy of the final workspace (the
-        agent's own pytest set-up left out); the report must account for every test they define."""
-        hidden = self.task.spec.hidden_tests
-        run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "hidden", targets=tuple(hidden),
-                                      trusted={**self.protected, **hidden}, drop_setup=True)
-        expected = sum(_count_tests(content) for content in hidden.values())
-        complete = run.passed + run.failed + run.errors + run.skipped >= expected
-        if run.outcome == "not_run":
-            outcome = f"not run: {run.output}"
-        elif run.outcome == "completed" and not complete:
-            outcome = f"incomplete: {expected} tests defined, fewer reported"
-        else:
-            outcome = run.outcome
-        result = {"passed": run.passed, "failed": run.failed, "errors": run.errors, "skipped": run.skipped,
-                  "ok": run.ok and complete, "outcome": outcome}
-        self.record("hidden_tests", expected=expected, output=run.output, seconds=run.seconds, **result)
-        self.say(f"Hidden tests: {run.counts()}" + ("" if result["ok"] else f" ({_short(outcome, 200)})"))
-        return result
+            why = verdict.failed_check(self.state.finish_accepted, self._restore_protected(), judged)
+            if why:
+                status, reason = Status.UNSOLVED, why
+        return status, reason, {"hidden_tests": judged["hidden tests"], "protected_tests": judged["protected tests"],
+                                "verified": any(judged.values())}
 
     # -- context budget -----------------------------------------------------------------------
 

@@ -357,7 +357,7 @@ class Sandbox:
         sandbox never started is `not_run`. `scratch` keeps the log beside it, out of the tests' reach."""
         trusted = trusted or {}
         scratch.mkdir(parents=True, exist_ok=True)
-        stage = self._stage(scratch)
+        stage = self.stage(scratch)
         workdir = stage / "workspace"
         copy_files(source, workdir, drop_setup=drop_setup, keep=set(trusted))
         for rel, content in trusted.items():
@@ -386,7 +386,7 @@ class Sandbox:
             return replace(run, outcome="tampered", output=prompts.run_tampered(tampering, run.output))
         return run
 
-    def _stage(self, scratch: Path) -> Path:
+    def stage(self, scratch: Path) -> Path:
         """A fresh folder for one run: in the run folder when the test user can reach it, else
         (root without bubblewrap, project in a private folder) in a reachable scratch area, so
         the permissions of the user's own folders never change."""

@@ -79,8 +79,8 @@ def test_passing_visible_tests_with_a_wrong_solution_is_not_solved(agent):
     assert result["status"] == "unsolved" and "hidden tests did not pass" in result["reason"]
     assert result["hidden_tests"]["failed"] >= 4 and result["hidden_tests"]["ok"] is False
     assert run.code == 1
-    assert "Hidden tests: " in run.proc.stdout
-    hidden = run.of_type("hidden_tests")[0]
+    assert "Hidden tests, judged: " in run.proc.stdout and "failed" in run.proc.stdout
+    hidden = [e for e in run.of_type("judged_tests") if e["suite"] == "hidden tests"][0]
     assert "FAILED" in hidden["output"]
 
 
@@ -148,7 +148,8 @@ def test_hidden_tests_run_whatever_the_status(agent):
     assert run.result["status"] == "step_limit"
     assert run.result["hidden_tests"] == {"passed": 6, "failed": 0, "errors": 0, "skipped": 0, "ok": True,
                                           "outcome": "completed"}
-    assert (run.run_dir / "hidden" / "stage" / "workspace" / "test_stats_hidden.py").exists()
+    assert (run.run_dir / "hidden" / "judge" / "tests" / "test_stats_hidden.py").exists()
+    assert run.result["protected_tests"]["passed"] == 3 and run.result["verified"] is True
     assert not (run.run_dir / "workspace" / "test_stats_hidden.py").exists()
 
 

@@ -1,0 +1,133 @@
+"""A verdict the model's code cannot forge: trusted tests run in a *judge* process that never
+runs the model's code; the model's code runs in a confined *worker* that can only answer calls.
+
+Inside a normal pytest run the tested code shares the process with pytest, so it can rewrite the
+JUnit report, exit early with status 0 or patch pytest's hooks. Here the judge (pytest with the
+plugin in judge_runtime/, on a folder holding only the trusted tests) imports the workspace's
+modules as proxies: each call crosses a pipe to the worker, values come back as exact builtins
+and every assertion is evaluated in the judge. The judge's folder (tests, report, logs) is
+never visible to the worker. See judge_runtime/rpc.py for what crosses and how.
+
+Known limits (what a trusted test may do that the proxy does not support):
+- isinstance(x, ModelClass) works only when x is itself a proxy; subclassing a model class in a
+  test, type(x) is ModelClass, and pickling or deep-copying model objects are not supported.
+- Values cross as copies. Mutable arguments are written back after each call, but a list the
+  model keeps (self.items = items) and changes later is not seen by the test, and vice versa.
+  Subclasses of builtins arrive as the exact builtin (a namedtuple keeps its field names; a
+  list subclass loses its extra attributes).
+- Only sys.stdout/sys.stderr writes are forwarded (capsys works; capfd, caplog and warnings
+  raised in the model's code do not reach the judge). Threads the model starts cannot call
+  back into test objects.
+- The worker follows the test's cwd, environment, sys.argv and sys.stdin (monkeypatch works for
+  those and for attributes of the model's modules); other process state is per process.
+- Model exceptions are mirrored per class; a model exception class deriving from
+  KeyboardInterrupt is mirrored as an Exception.
+- A workspace module named like a stdlib module or pytest's own is not taken from the
+  workspace; files next to the trusted tests are invisible to the model's code; tests cannot
+  run the model's code as a subprocess (the judge never runs it).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path, PurePosixPath
+from typing import Optional
+
+import isolation
+import prompts
+from sandbox import PYTEST_STUB, Sandbox, TestRun, copy_files, parse_junit, pytest_config_args, summarize
+
+RUNTIME = Path(__file__).resolve().parent / "judge_runtime"
+NO_PYCACHE = "/dev/null/pycache"  # a pycache prefix that cannot exist: no bytecode is read or written
+
+
+def _fresh(folder: Path, mode: int) -> Path:
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    folder.chmod(mode)
+    return folder
+
+
+def _write_tests(folder: Path, tests: dict[str, str]) -> None:
+    for rel, content in tests.items():
+        path = PurePosixPath(rel)
+        if not rel or path.is_absolute() or ".." in path.parts or "\\" in rel:
+            raise ValueError(f"test path {rel!r} must be relative and stay inside the tests folder")
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+
+
+def worker_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: list[Path], network: bool) -> list[str]:
+    """The worker's argv, confined exactly as a normal test run is (the same layer, binds,
+    namespaces and user switch), with the runtime readable and nothing of the judge's folder."""
+    conf = sandbox.confinement
+    worker_conf = isolation.Confinement(conf.layer, conf.run_as, [*conf.readonly_paths, str(runtime)], conf.namespaces)
+    argv = ["-B", "-X", f"pycache_prefix={NO_PYCACHE}", str(runtime / "worker.py"), str(workspace)]
+    return isolation.command(worker_conf, sandbox.python, argv, workspace, writable, network)
+
+
+def run_judged(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
+               network: Optional[bool] = None) -> TestRun:
+    """Run the trusted `tests` (relative path -> content) against a fresh copy of the model's
+    files in `source`; `scratch` holds the judge's folder (the JUnit report stays in
+    scratch/judge/report.xml). network=None means the configured default, as for run_pytest."""
+    cfg, conf = sandbox.cfg, sandbox.confinement
+    network = cfg.network if network is None else network
+    scratch = scratch.resolve()
+    scratch.mkdir(parents=True, exist_ok=True)
+    # The worker's side lives in a fresh stage the test user can reach (as for any test run).
+    stage = sandbox.stage(scratch)
+    try:
+        return _judge(sandbox, source, tests, scratch, stage, network)
+    finally:
+        if stage.parent != scratch:
+            isolation.remove_tree(stage)
+
+
+def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path, stage: Path, network: bool) -> TestRun:
+    cfg, conf = sandbox.cfg, sandbox.confinement
+    workspace = stage / "workspace"
+    copy_files(source, workspace)
+    # The judge's own folder: trusted tests, report, logs. 0700 and ours; never bound into bwrap.
+    judge_dir = _fresh(scratch / "judge", 0o700)
+    tests_dir = judge_dir / "tests"
+    tests_dir.mkdir()
+    _write_tests(tests_dir, tests)
+    for sub in ("home", "tmp"):
+        (judge_dir / sub).mkdir()
+    report, log = judge_dir / "report.xml", judge_dir / "pytest.log"
+    # The worker's side: a read-only copy of the runtime, its HOME and TMPDIR, and the parent of
+    # pytest's basetemp (ours, so the worker can write only inside each test's tmp_path).
+    runtime = _fresh(stage / "runtime", 0o755)
+    for name in ("rpc.py", "worker.py"):
+        shutil.copyfile(RUNTIME / name, runtime / name)
+        (runtime / name).chmod(0o644)
+    home, tmp = _fresh(stage / "home", 0o755), _fresh(stage / "tmp", 0o755)
+    pytest_tmp = _fresh(stage / "pytest", 0o755)
+    stage.chmod(0o755)  # ours (not handed over): the worker may not replace the runtime or pytest's temp root
+    isolation.hand_over([workspace, home, tmp], conf.run_as)
+
+    worker_env = {**isolation.clean_environment(home, tmp, sandbox.python.parent), "PYTHONPYCACHEPREFIX": NO_PYCACHE}
+    spec = {"argv": worker_command(sandbox, runtime, workspace, [workspace, home, tmp, pytest_tmp], network),
+            "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
+            "basetemp": str(pytest_tmp / "basetemp"),
+            "log": str(judge_dir / "worker.log")}
+    env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
+           "PYTHONPATH": str(RUNTIME), "JUDGE_SPEC": json.dumps(spec)}
+    argv = ["-c", PYTEST_STUB, "-q", "-p", "no:cacheprovider", "-p", "judge_plugin", "--color=no", "--tb=short",
+            f"--junitxml={report}", "-o", "junit_logging=out-err", f"--basetemp={pytest_tmp / 'basetemp'}",
+            *pytest_config_args(tests_dir), "--"]
+    # The judge runs only trusted code: rlimits, timeout and the final process-tree kill as for
+    # any run, but no bwrap and no user switch (it has to start the worker confined itself). The
+    # worker inherits the limits; RLIMIT_NPROC is counted for the worker's user.
+    judge_conf = isolation.Confinement("basic", -1)
+    result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
+                           nproc_user=conf.run_as)
+    if not result.started:
+        return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run",
+                       prompts.run_not_started(result.problem))
+    run = summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, cfg)
+    run.leftover_processes = result.leftovers_killed
+    return run

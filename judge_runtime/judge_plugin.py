@@ -1,0 +1,305 @@
+"""pytest plugin of the judge: the process that runs the trusted tests and never the model's code.
+
+Loaded with `-p judge_plugin` before any conftest or test module. It installs an import hook:
+a top-level module the workspace provides (name.py or a package folder) is imported in the
+worker, a separate confined process, and the tests get a proxy of it (rpc.ModuleProxy). The
+worker is started on the first such import, with the argv, environment and limits the agent
+prepared (JSON in JUDGE_SPEC), and killed, with everything it started, before the JUnit report
+is written. stdlib + pytest only: this runs in the sandbox interpreter.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib.machinery
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+PYTEST_FAMILY = {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py", "exceptiongroup", "tomli",
+                 "pygments", "colorama", "conftest", "judge_plugin", "_judge_rpc"}
+
+
+def _load_rpc():
+    spec = importlib.util.spec_from_file_location("_judge_rpc", os.path.join(_HERE, "rpc.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_judge_rpc"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+rpc = _load_rpc()
+# Nothing of ours stays importable by name: a model module called `rpc` or `worker` is the model's.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+sys.dont_write_bytecode = True
+SPEC = json.loads(os.environ.pop("JUDGE_SPEC"))
+
+
+def _prctl(option: int, value: int) -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+# A worker running as our own uid must not ptrace us or read our memory; its orphans (setsid,
+# double fork) become our children, so stopping the worker stops all of them.
+_prctl(PR_SET_DUMPABLE, 0)
+_prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _names(folder: str, deep: bool) -> set[str]:
+    """Module names a folder provides: name.py files and package folders."""
+    found = set()
+    for root, dirs, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".py") and name[:-3].isidentifier():
+                found.add(name[:-3])
+        if root == folder:
+            found.update(d for d in dirs if d.isidentifier() and d != "__pycache__")
+        if not deep:
+            break
+    return found
+
+
+def workspace_modules(workspace: str, tests: str) -> set[str]:
+    """What the worker imports for the tests: the workspace's top-level modules, except the
+    stdlib, pytest and its kin, and names the trusted tests provide themselves."""
+    taken = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | PYTEST_FAMILY
+    taken |= {name.partition(".")[0] for name in sys.modules}
+    return _names(workspace, deep=False) - taken - _names(tests, deep=True)
+
+
+# ---------------------------------------------------------------------------------------------
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    data = f.read()
+                tree.setdefault(int(data[data.rindex(b")") + 2:].split()[1]), []).append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    return tree
+
+
+def kill_descendants() -> None:
+    """Freeze everything below us (stopped processes cannot fork), kill it, reap it."""
+    frozen: set[int] = set()
+    for _ in range(100):
+        tree, alive = _children(), set()
+        todo = list(tree.get(os.getpid(), []))
+        while todo:
+            pid = todo.pop()
+            if pid not in alive:
+                alive.add(pid)
+                todo.extend(tree.get(pid, []))
+        if not alive - frozen:
+            break
+        for pid in alive - frozen:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                pass
+        frozen |= alive
+    for pid in frozen:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            time.sleep(0.01)
+
+
+class Worker:
+    """The confined process that runs the model's code; started on first use."""
+
+    def __init__(self, spec: dict):
+        self.spec = spec
+        self.proc: subprocess.Popen | None = None
+        self.conn: rpc.Connection | None = None
+        self.root = os.geteuid() == 0 and spec["uid"] >= 0
+        self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
+        self.sent: dict = {"cwd": None, "env": [], "argv": None, "stdin": None}
+
+    def connection(self) -> rpc.Connection:
+        if self.conn is None:
+            self._start()
+        return self.conn
+
+    def _start(self) -> None:
+        to_worker = os.pipe()
+        from_worker = os.pipe()
+        log = os.open(self.spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+        try:
+            self.proc = subprocess.Popen(
+                [*self.spec["argv"], str(to_worker[0]), str(from_worker[1])], cwd=self.spec["workspace"],
+                env=self.spec["env"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                pass_fds=(to_worker[0], from_worker[1]), start_new_session=True)
+        finally:
+            for fd in (to_worker[0], from_worker[1], log):
+                os.close(fd)
+        self.conn = rpc.Connection(os.fdopen(from_worker[0], "rb"), os.fdopen(to_worker[1], "wb"), guarded=True,
+                                   outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss)
+        self.conn.expect_hello()
+
+    def _loss(self) -> str:
+        """What the failing test shows when the worker died or broke the protocol."""
+        code = None
+        if self.proc is not None:
+            try:
+                code = self.proc.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        tail = ""
+        try:
+            with open(self.spec["log"], "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - 1500))
+                tail = f.read().decode("utf-8", "replace").strip()
+        except OSError:
+            pass
+        text = "the worker process that runs the model's code " + (
+            f"ended (exit code {code})" if code is not None else "was stopped")
+        return text + (f"; its last output:\n{tail}" if tail else "")
+
+    def _incoming(self, msg: dict) -> None:
+        """Output the model's code printed, to our sys.stdout/stderr (pytest captures it)."""
+        for key, stream in (("o", sys.stdout), ("x", sys.stderr)):
+            text = msg.get(key)
+            if text is None:
+                continue
+            if type(text) is not str:
+                raise rpc.ProtocolError("forwarded output is not text")
+            try:
+                stream.write(text)
+            except (OSError, ValueError):
+                pass
+
+    def _outgoing(self, msg: dict) -> None:
+        """Before each question: hand temp files to the worker's user, and send the test's
+        process state (cwd, environment, argv, stdin) when it changed."""
+        if "q" not in msg:
+            return
+        if self.root:
+            self._hand_over_tmp()
+        state = {}
+        try:
+            cwd = os.getcwd()
+        except OSError:
+            cwd = self.cwd0
+        cwd = None if cwd == self.cwd0 else cwd
+        env = sorted([k, v] for k, v in os.environ.items() if self.env0.get(k) != v)
+        env += sorted([k, None] for k in self.env0 if k not in os.environ)
+        argv = None if sys.argv == self.argv0 else [str(a) for a in sys.argv]
+        stdin = None if type(sys.stdin).__name__ == "DontReadFromInput" or sys.stdin is sys.__stdin__ else sys.stdin
+        for key, value in (("cwd", cwd), ("env", env), ("argv", argv)):
+            if value != self.sent[key]:
+                state[key] = self.sent[key] = value
+        if stdin is not self.sent["stdin"]:
+            self.sent["stdin"] = stdin
+            state["stdin"] = None if stdin is None else self.conn.encode_value(stdin)
+        if state:
+            msg["s"] = state
+
+    def _hand_over_tmp(self) -> None:
+        """tmp_path folders and the files a test put there belong to the worker's user, as in
+        a normal run (basetemp itself stays ours: the worker cannot plant entries in it)."""
+        base, uid = self.spec["basetemp"], self.spec["uid"]
+        try:
+            st = os.lstat(base)
+        except OSError:
+            return
+        if st.st_mode & 0o755 != 0o755:
+            os.chmod(base, 0o755)
+        for root, dirs, files in os.walk(base):
+            for name in dirs + files:
+                path = os.path.join(root, name)
+                try:
+                    if os.lstat(path).st_uid != uid:
+                        os.lchown(path, uid, uid)
+                except OSError:
+                    pass
+
+    def stop(self) -> None:
+        """Close the pipe, give the worker a moment to exit by itself (its atexit hooks run in
+        its confinement), then kill whatever is left below us."""
+        if self.conn is not None:
+            self.conn.close()
+            try:
+                self.proc.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                pass
+        kill_descendants()
+
+
+WORKER = Worker(SPEC)
+MODULES = workspace_modules(SPEC["workspace"], os.getcwd())
+
+
+class WorkspaceFinder:
+    """sys.meta_path entry: the workspace's modules come from the worker, as proxies."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if fullname.partition(".")[0] not in MODULES:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, WorkspaceLoader, origin="the model's code, run in the worker")
+
+    @staticmethod
+    def invalidate_caches():
+        pass
+
+
+class WorkspaceLoader:
+    @staticmethod
+    def create_module(spec):
+        __tracebackhide__ = True
+        try:
+            connection = WORKER.connection()
+        except rpc.RpcError as e:
+            raise ImportError(f"cannot import {spec.name!r}: {e}", name=spec.name) from None
+        try:
+            module = connection.request("import", spec.name)
+        except SystemExit as e:  # pytest would call it an internal error and say nothing useful
+            raise ImportError(f"importing {spec.name!r} in the worker raised SystemExit({e.code!r})",
+                              name=spec.name) from None
+        if type(module) is not rpc.ModuleProxy:
+            raise ImportError(f"{spec.name!r} is not a module in the worker", name=spec.name)
+        spec.submodule_search_locations = [] if module._rpc_package else None
+        return module
+
+    @staticmethod
+    def exec_module(module):
+        pass
+
+
+sys.meta_path.insert(0, WorkspaceFinder)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    """The worker and everything it started are gone before pytest writes its report."""
+    WORKER.stop()
+
+
+def pytest_unconfigure(config):
+    WORKER.stop()
+
+
+def pytest_report_header(config):
+    return f"judge: the model's code runs in a separate worker; modules from the workspace: {sorted(MODULES)}"

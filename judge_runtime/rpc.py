@@ -1,0 +1,1290 @@
+"""A symmetric RPC between the judge (runs the trusted tests) and the worker (runs the model's
+code), over two pipes, one JSON object per line. Never pickle: the judge must not run anything
+the worker sends, so every message is plain JSON, decoded by the strict code below.
+
+Values cross by value when they are exact builtins (None, bool, int, float, str, bytes,
+bytearray, list, tuple, dict, set, frozenset, complex, range, slice, Ellipsis), pathlib paths,
+datetime objects, Decimal and Fraction. An instance of a *subclass* of a builtin type is
+converted with the base type's own methods (`list.__iter__`, `str.__str__`, ...), so its
+overrides never decide anything; comparisons then happen on exact builtins on the receiving
+side. Everything else crosses by reference: a handle (the same object always gets the same
+handle, found by id(), never by the object's own __eq__/__hash__), and on the other side one
+`Remote` proxy per handle. Mutable containers passed as call arguments are written back after
+the call, so `xs.sort()` in the callee is seen by the caller.
+
+The *guarded* side (the judge) serves only what a test hands out: public attribute names of
+objects it exported, no imports, no modules, frames, code objects or module-level builtins
+such as eval, and never a traceback of its own. Exceptions cross as the same builtin type with
+the same args; a class the other side defines gets a local mirror class (subclassing its
+nearest builtin base), one per remote class, whose instances forward attribute access.
+
+stdlib only: this file runs inside the sandbox interpreter, on both sides.
+"""
+from __future__ import annotations
+
+import builtins
+import itertools
+import json
+import math
+import operator
+import os
+import sys
+import types
+from _collections_abc import Mapping
+
+# The worker starts with no bytecode cache at all (PYTHONPYCACHEPREFIX points nowhere), so every
+# module imported here is compiled from source on each start: datetime, decimal, fractions,
+# pathlib and zoneinfo are looked up in sys.modules when a value of theirs is sent, and imported
+# only when such a value arrives.
+
+MAX_MESSAGE = 64 * 1024 * 1024
+MAX_TRACEBACK = 4000
+_BIG = 2 ** 53
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_IMPORTLIB = os.path.dirname(os.__file__) + os.sep + "importlib" + os.sep
+
+
+class RpcError(BaseException):
+    """The exchange itself failed: the other side is gone or broke the protocol. A
+    BaseException, so `except Exception` or `pytest.raises(Exception)` in a test never takes a
+    dead or lying worker for an error the model's code raised on purpose."""
+
+
+class PeerGone(RpcError):
+    pass
+
+
+class ProtocolError(RpcError):
+    pass
+
+
+_BUILTIN_TYPES = {n: t for n, t in vars(builtins).items() if isinstance(t, type)}
+_BUILTIN_TYPE_NAMES = {id(t): n for n, t in _BUILTIN_TYPES.items()}
+_BUILTIN_EXCEPTIONS = {n: t for n, t in _BUILTIN_TYPES.items() if issubclass(t, BaseException)}
+# Builtins the judge may hand to the model's code when a test passes them (e.g. key=len).
+_SAFE_BUILTINS = {"abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "format", "hash", "hex",
+                  "id", "isinstance", "issubclass", "iter", "len", "max", "min", "next", "oct", "ord", "pow",
+                  "print", "repr", "round", "sorted", "sum"}
+_NEVER_EXPORTED = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
+# Attribute names a proxy answers itself (AttributeError) instead of asking the other side:
+# pytest and inspect probe them on every object in a test module's namespace.
+_NOT_FORWARDED = frozenset({"__test__", "__wrapped__", "__signature__", "__mro_entries__", "__origin__",
+                            "__getstate__", "__reduce__", "__reduce_ex__", "__copy__", "__deepcopy__",
+                            "pytestmark"})
+_MODULE_LOCAL = frozenset({"__path__", "__file__", "__cached__", "__loader__", "__spec__", "__package__",
+                           "__builtins__", "__getattr__", "__dir__"})
+_PATH_TYPES = ("PosixPath", "PurePosixPath", "PureWindowsPath")
+_UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "iter": iter, "next": next, "reversed": reversed,
+          "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
+          "index": operator.index, "int": int, "float": float, "complex": complex, "bytes": bytes, "round": round}
+_BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmul": operator.matmul,
+           "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod, "divmod": divmod,
+           "pow": pow, "lshift": operator.lshift, "rshift": operator.rshift, "and": operator.and_,
+           "xor": operator.xor, "or": operator.or_, "eq": operator.eq, "ne": operator.ne, "lt": operator.lt,
+           "le": operator.le, "gt": operator.gt, "ge": operator.ge, "contains": operator.contains,
+           "getitem": operator.getitem, "delitem": operator.delitem, "format": format, "round": round,
+           "isinstance": isinstance, "issubclass": issubclass}
+_TERNARY = {"setitem": operator.setitem, "pow": pow}
+_PENDING = object()
+_EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path", "code", "value"})
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def _blocked(name: str) -> bool:
+    return name in _NOT_FORWARDED or name.startswith(("_rpc", "_pytest"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact copies of builtin values. Only the base type's own C methods are used, so a subclass's
+# overrides (__iter__, __eq__, __str__ ...) never run. Containers become (kind, items).
+
+def _items(obj, t):
+    """(kind, items) for a list/tuple/set/frozenset/dict (or subclass), or None."""
+    if issubclass(t, list):
+        return "list", list(list.__iter__(obj))
+    if issubclass(t, tuple):
+        return "tuple", list(tuple.__iter__(obj))
+    if issubclass(t, dict):
+        return "dict", list(dict.items(obj))
+    if issubclass(t, frozenset):
+        return "frozenset", list(frozenset.__iter__(obj))
+    if issubclass(t, set):
+        return "set", list(set.__iter__(obj))
+    return None
+
+
+def _exact_scalar(obj, t):
+    """An exact builtin copy of a subclass of int/float/complex/str/bytes/bytearray, else None."""
+    if issubclass(t, int):
+        return int.__int__(obj)
+    if issubclass(t, float):
+        return float.__float__(obj)
+    if issubclass(t, complex):
+        return complex(complex.real.__get__(obj), complex.imag.__get__(obj))
+    if issubclass(t, str):
+        return str.__str__(obj)
+    if issubclass(t, bytes):
+        return bytes.__getitem__(obj, slice(None))
+    if issubclass(t, bytearray):
+        return bytearray.__getitem__(obj, slice(None))
+    return None
+
+
+def _namedtuple_fields(t, size):
+    """The field names of a namedtuple-like class, read from the class dicts without running
+    any of its code; None when it is not one."""
+    try:
+        for klass in type.__getattribute__(t, "__mro__"):
+            fields = type.__getattribute__(klass, "__dict__").get("_fields")
+            if fields is not None:
+                break
+        else:
+            return None
+    except Exception:
+        return None
+    if (type(fields) is tuple and len(fields) == size and len(set(fields)) == size
+            and all(type(f) is str and f.isidentifier() and not f.startswith("_") for f in fields)):
+        return list(fields)
+    return None
+
+
+_namedtuple_classes: dict = {}
+
+
+def _namedtuple_class(name: str, fields: tuple):
+    """A local tuple subclass with named fields (built without exec): equality stays tuple's."""
+    key = (name, fields)
+    cls = _namedtuple_classes.get(key)
+    if cls is None:
+        namespace = {"__slots__": (), "_fields": fields,
+                     "__repr__": lambda self: f"{name}({', '.join(f'{f}={v!r}' for f, v in zip(fields, self))})"}
+        for i, field in enumerate(fields):
+            namespace[field] = property(operator.itemgetter(i))
+        cls = _namedtuple_classes[key] = type(name, (tuple,), namespace)
+    return cls
+
+
+# ---------------------------------------------------------------------------------------------
+
+class _Memo:
+    """Containers seen in one exchange, in order, so shared and cyclic structures keep their
+    shape, a result can be the very list that was passed, and arguments can be written back."""
+
+    def __init__(self):
+        self.objs: list = []
+        self.writable: list[bool] = []
+        self.ids: dict[int, int] = {}
+        self.keep: list = []
+
+    def add(self, key, obj, writable: bool) -> int:
+        index = len(self.objs)
+        self.objs.append(obj)
+        self.writable.append(writable)
+        self.ids[id(key)] = index
+        self.keep.append(key)
+        return index
+
+    def rollback(self, mark: int) -> None:
+        for key in self.keep[mark:]:
+            self.ids.pop(id(key), None)
+        del self.objs[mark:], self.writable[mark:], self.keep[mark:]
+
+
+def _check(condition, what: str) -> None:
+    if not condition:
+        raise ProtocolError(f"malformed message: {what}")
+
+
+class Connection:
+    """One end of the pipe pair. `guarded` is the judge's end: it trusts nothing it receives."""
+
+    def __init__(self, rfile, wfile, *, guarded: bool, outgoing=None, incoming=None, before_serve=None,
+                 describe_loss=None):
+        self.guarded = guarded
+        self._rfile, self._wfile = rfile, wfile
+        self._outgoing = outgoing or (lambda msg: None)      # adds fields to a message being sent
+        self._incoming = incoming or (lambda msg: None)      # reads fields of any message received
+        self._before_serve = before_serve or (lambda msg: None)
+        self._describe_loss = describe_loss or (lambda: "")
+        self._ids = itertools.count(1)
+        self._handles = itertools.count(1)
+        self._objects: dict[int, object] = {}   # handle -> our object, kept alive
+        self._handle_of: dict[int, int] = {}    # id(our object) -> handle
+        self._proxies: dict[int, object] = {}   # their handle -> its one proxy
+        self._mirrors: dict[int, type] = {}     # their exception class handle -> local class
+        self.broken: RpcError | None = None
+
+    # --- transport ------------------------------------------------------------------------
+
+    def _fail(self, error: RpcError, explain: bool = True) -> RpcError:
+        """Mark the connection unusable; every later request raises the same error."""
+        if self.broken is None:
+            hint = self._describe_loss() if explain else ""
+            if hint:
+                error = type(error)(f"{error.args[0]}; {hint}")
+            self.broken = error
+            for f in (self._wfile, self._rfile):
+                try:
+                    f.close()
+                except (OSError, ValueError):
+                    pass
+        return self.broken
+
+    def _still_broken(self) -> RpcError:
+        """A fresh copy each time, so a later test's traceback does not carry earlier ones."""
+        return type(self.broken)(*self.broken.args)
+
+    def close(self) -> None:
+        self._fail(PeerGone("the connection was closed"), explain=False)
+
+    def _send(self, msg: dict) -> None:
+        if self.broken is not None:
+            raise self._still_broken()
+        self._outgoing(msg)
+        data = json.dumps(msg, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
+        try:
+            self._wfile.write(data)
+            self._wfile.flush()
+        except (OSError, ValueError):
+            raise self._fail(PeerGone("the other side stopped reading")) from None
+
+    def _receive(self) -> dict:
+        if self.broken is not None:
+            raise self._still_broken()
+        try:
+            line = self._rfile.readline(MAX_MESSAGE + 1)
+        except (OSError, ValueError):
+            line = b""
+        if not line:
+            raise self._fail(PeerGone("the other side closed the connection"))
+        if len(line) > MAX_MESSAGE or not line.endswith(b"\n"):
+            raise self._fail(ProtocolError("a message without end or over the size limit"))
+        try:
+            msg = json.loads(line, parse_constant=_reject_constant)
+            _check(type(msg) is dict, "not an object")
+            self._incoming(msg)
+        except RpcError as e:
+            raise self._fail(e) from None
+        except (ValueError, TypeError, RecursionError) as e:
+            raise self._fail(ProtocolError(f"not a valid message ({type(e).__name__})")) from None
+        return msg
+
+    def send_hello(self) -> None:
+        self._send({"hello": 1})
+
+    def expect_hello(self) -> None:
+        msg = self._receive()
+        if msg.get("hello") != 1:
+            raise self._fail(ProtocolError("the worker did not greet"))
+
+    # --- requests -------------------------------------------------------------------------
+
+    def request(self, op: str, *args):
+        """Ask the other side; serve its own requests (callbacks) while waiting for the reply."""
+        __tracebackhide__ = True  # pytest shows the test and the worker's traceback, not this
+        if self.broken is not None:
+            raise self._still_broken()
+        memo = _Memo()
+        try:
+            encoded = [self._enc(a, memo) for a in args]
+        except RecursionError:
+            raise TypeError("a value too deeply nested to send to the other process") from None
+        sent = len(memo.objs)
+        qid = next(self._ids)
+        self._send({"q": qid, "op": op, "a": encoded})
+        while True:
+            msg = self._receive()
+            if "q" in msg:
+                self._serve(msg)
+                continue
+            if msg.get("r") != qid:
+                raise self._fail(ProtocolError("a reply to a question that was not asked"))
+            return self._finish(msg, memo, sent)
+
+    def _finish(self, msg: dict, memo: _Memo, sent: int):
+        __tracebackhide__ = True
+        try:
+            failed = "e" in msg
+            value = self._dec(msg["e"] if failed else msg["v"], memo)
+            updates = []
+            back = msg.get("b", [])
+            _check(type(back) is list, "write-back")
+            for entry in back:
+                _check(type(entry) is list and len(entry) == 2 and type(entry[0]) is int, "write-back entry")
+                index = entry[0]
+                _check(0 <= index < sent, "write-back index")
+                if memo.writable[index]:
+                    updates.append((memo.objs[index], self._dec_contents(memo.objs[index], entry[1], memo)))
+            if failed:
+                _check(isinstance(value, BaseException), "an error that is not an exception")
+                value = self._admissible(value)
+        except RpcError as e:
+            raise self._fail(e) from None
+        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
+            raise self._fail(ProtocolError(f"undecodable reply ({type(e).__name__}: {e})")) from None
+        for target, contents in updates:
+            _apply(target, contents)
+        if failed:
+            raise value
+        return value
+
+    def _admissible(self, exc: BaseException) -> BaseException:
+        """The judge raises only builtin exceptions and mirrors of the worker's classes: one of
+        its own pytest outcome exceptions (Skipped, XFailed, Exit) handed back by the model's
+        code must not skip or end a test."""
+        if not self.guarded:
+            return exc
+        t = type(exc)
+        if t is KeyboardInterrupt:
+            return RuntimeError("the model's code raised KeyboardInterrupt")
+        if _BUILTIN_EXCEPTIONS.get(t.__name__) is t or type(t) is _MirrorMeta or isinstance(exc, Exception):
+            return exc
+        return ProtocolError(f"the model's code raised an outcome exception of the tests ({t.__name__})")
+
+    def serve_forever(self) -> None:
+        """The worker's main loop: answer requests until the judge closes the pipe."""
+        while True:
+            try:
+                msg = self._receive()
+            except PeerGone:
+                return
+            if "q" not in msg:
+                raise self._fail(ProtocolError("a reply while nothing was asked"))
+            self._serve(msg)
+
+    def _serve(self, msg: dict) -> None:
+        qid, op, raw = msg.get("q"), msg.get("op"), msg.get("a")
+        memo = _Memo()
+        try:
+            _check(type(qid) is int and type(op) is str and type(raw) is list, "request")
+            args = [self._dec(a, memo) for a in raw]
+        except RpcError as e:
+            raise self._fail(e) from None
+        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
+            raise self._fail(ProtocolError(f"undecodable request ({type(e).__name__}: {e})")) from None
+        received = len(memo.objs)
+        reply: dict = {"r": qid}
+        try:
+            self._before_serve(msg)
+            result = self._perform(op, args)
+            mark = len(memo.objs)
+            try:
+                reply["v"] = self._enc(result, memo)
+            except RecursionError:
+                memo.rollback(mark)
+                raise TypeError("a result too deeply nested to send") from None
+            except BaseException:
+                memo.rollback(mark)
+                raise
+        except RpcError:
+            raise
+        except BaseException as exc:  # the model's code may raise anything, SystemExit included
+            if self.guarded and type(exc) is KeyboardInterrupt:
+                raise
+            reply.pop("v", None)
+            reply["e"] = self._enc_error(exc, memo)
+        reply["b"] = self._write_back(memo, received)
+        self._send(reply)
+
+    def _perform(self, op: str, args: list):
+        guarded = self.guarded
+        if op == "getattr":
+            target, name = args
+            self._check_target(target)
+            self._check_name(name)
+            return getattr(target, name)
+        if op == "setattr":
+            target, name, value = args
+            self._check_target(target)
+            self._check_name(name)
+            setattr(target, name, value)
+            return None
+        if op == "delattr":
+            target, name = args
+            self._check_target(target)
+            self._check_name(name)
+            delattr(target, name)
+            return None
+        if op == "call":
+            target, call_args, kwargs = args
+            self._check_target(target)
+            if type(call_args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
+                raise TypeError("malformed call")
+            return target(*call_args, **kwargs)
+        if op == "op":
+            if not args or type(args[0]) is not str:
+                raise TypeError("malformed operation")
+            name, operands = args[0], args[1:]
+            table = {1: _UNARY, 2: _BINARY, 3: _TERNARY}.get(len(operands), {})
+            if name not in table:
+                raise TypeError(f"unknown operation {name!r}")
+            if guarded and not any(self._is_exported(x) for x in operands):
+                raise PermissionError("operations are served only on objects the tests handed out")
+            return table[name](*operands)
+        if op == "dir":
+            (target,) = args
+            self._check_target(target)
+            names = sorted(n for n in dir(target) if type(n) is str)
+            return [n for n in names if not n.startswith("_")] if guarded else names
+        if op == "names" and not guarded:  # what `from module import *` takes
+            (module,) = args
+            names = getattr(module, "__all__", None)
+            if names is None:
+                names = [n for n in vars(module) if type(n) is str and not n.startswith("_")]
+            return [str(n) for n in names]
+        if op == "import" and not guarded:
+            import importlib
+            (name,) = args
+            return importlib.import_module(name)
+        raise PermissionError(f"operation {op!r} is not served here")
+
+    def _is_exported(self, obj) -> bool:
+        handle = self._handle_of.get(id(obj))
+        return handle is not None and self._objects.get(handle) is obj
+
+    def _check_target(self, obj) -> None:
+        if self.guarded and not self._is_exported(obj):
+            raise PermissionError("only objects the tests handed out can be used from the model's code")
+
+    def _check_name(self, name) -> None:
+        if type(name) is not str:
+            raise TypeError("attribute name must be a string")
+        if self.guarded and name.startswith("_"):
+            raise PermissionError(f"{name!r}: only public names of the tests' objects can be used from the model's code")
+
+    # --- encoding ---------------------------------------------------------------------------
+
+    def _enc(self, obj, memo: _Memo):
+        t = type(obj)
+        if obj is None or t is bool or t is str:
+            return obj
+        if t is int:
+            return obj if -_BIG < obj < _BIG else {"$": "int", "v": hex(obj)}
+        if t is float:
+            return obj if math.isfinite(obj) else {"$": "float", "v": repr(obj)}
+        index = memo.ids.get(id(obj))
+        if index is not None:
+            return {"$": "m", "i": index}
+        if t is Remote or t is ModuleProxy:
+            if obj._rpc_conn is self:
+                return {"$": "yours", "h": obj._rpc_handle}
+            raise TypeError("a proxy of another connection cannot be sent")
+        if t is _MirrorMeta and obj._rpc_conn is self:
+            return {"$": "yours", "h": obj._rpc_handle}
+        if t is bytearray:
+            memo.add(obj, obj, True)
+            return {"$": "bytearray", "v": bytes(obj).hex()}
+        items = _items(obj, t) if t in (list, tuple, dict, set, frozenset) else None
+        if items is not None:
+            return self._enc_container(obj, t in (list, dict, set), items, memo)
+        value = _value_encoder(t)
+        if value is not None:
+            encoded = value(self, obj, memo)
+            if encoded is not None:
+                return encoded
+        elif issubclass(t, BaseException):
+            remote = obj.__dict__.get("_rpc_remote") if type(t) is _MirrorMeta else None
+            if type(remote) is Remote and remote._rpc_conn is self:
+                return {"$": "yours", "h": remote._rpc_handle}
+            return self._enc_exception(obj, memo)
+        elif _BUILTIN_TYPE_NAMES.get(id(obj)) is not None:
+            return {"$": "type", "n": _BUILTIN_TYPE_NAMES[id(obj)]}
+        elif obj is Ellipsis:
+            return {"$": "ellipsis"}
+        else:
+            converted = self._enc_subclass(obj, t, memo)
+            if converted is not None:
+                return converted
+        return self._export(obj)
+
+    def _enc_subclass(self, obj, t, memo: _Memo):
+        """An instance of a subclass of a builtin value type, converted to the exact type."""
+        try:
+            if issubclass(t, tuple):
+                fields = _namedtuple_fields(t, tuple.__len__(obj))
+                if fields is not None:
+                    memo.add(obj, obj, False)
+                    return {"$": "ntuple", "n": _class_name(t), "f": fields,
+                            "v": [self._enc(x, memo) for x in tuple.__iter__(obj)]}
+            items = _items(obj, t)
+            if items is not None:
+                return self._enc_container(obj, False, items, memo)
+            exact = _exact_scalar(obj, t)
+        except RecursionError:
+            raise
+        except Exception:
+            return None
+        return None if exact is None else self._enc(exact, memo)
+
+    def _enc_container(self, obj, writable: bool, items, memo: _Memo):
+        kind, elements = items
+        memo.add(obj, obj, writable)
+        if kind == "dict":
+            return {"$": "dict", "v": [[self._enc(k, memo), self._enc(v, memo)] for k, v in elements]}
+        return {"$": kind, "v": [self._enc(x, memo) for x in elements]}
+
+    def _export(self, obj):
+        """By reference: a handle, the same for the same object (found by id, kept alive)."""
+        if self.guarded:
+            _check_exportable(obj)
+        handle = self._handle_of.get(id(obj))
+        if handle is None or self._objects.get(handle) is not obj:
+            handle = next(self._handles)
+            self._objects[handle] = obj
+            self._handle_of[id(obj)] = handle
+        desc = {"$": "ref", "h": handle}
+        t = type(obj)
+        if issubclass(t, types.ModuleType):
+            desc.update(k="module", n=str(types.ModuleType.__getattribute__(obj, "__name__")),
+                        p=hasattr(obj, "__path__"))
+        elif issubclass(t, type) and issubclass(obj, BaseException):
+            desc.update(k="excclass", n=_class_name(obj), b=_builtin_base(obj))
+        return desc
+
+    def _enc_exception(self, exc: BaseException, memo: _Memo):
+        t = type(exc)
+        name = _BUILTIN_TYPE_NAMES.get(id(t))
+        cls = {"$": "type", "n": name} if name else self._enc(t, memo)
+        args = BaseException.args.__get__(exc)
+        attrs = []
+        if name:  # attributes a builtin exception keeps outside its args (only when set)
+            keys = (("filename", "filename2") if isinstance(exc, OSError) else ("name", "path")
+                    if isinstance(exc, ImportError) else ("code",) if t is SystemExit else ())
+            for key in keys:
+                if getattr(exc, key) is not None:
+                    attrs.append([key, self._enc(getattr(exc, key), memo)])
+            extra = getattr(exc, "__dict__", {})
+            for key, value in list(dict.items(extra)) if type(extra) is dict else ():
+                if type(key) is str and (key == "__notes__" or not key.startswith("__")):
+                    try:
+                        attrs.append([key, self._enc(value, memo)])
+                    except TypeError:
+                        pass
+        desc = {"$": "exc", "c": cls, "a": self._enc(tuple(args), memo), "d": attrs,
+                "h": self._export(exc)["h"]}
+        if not self.guarded:
+            desc["tb"] = _remote_traceback(exc)
+        return desc
+
+    def _enc_error(self, exc: BaseException, memo: _Memo):
+        mark = len(memo.objs)
+        try:
+            return self._enc_exception(exc, memo)
+        except Exception:
+            memo.rollback(mark)
+            text = f"{type(exc).__name__} (its details could not be sent)"
+            return self._enc_exception(RuntimeError(text), memo)
+
+    def _write_back(self, memo: _Memo, received: int) -> list:
+        """The current contents of every mutable container that came in as an argument."""
+        back = []
+        for index in range(received):
+            obj = memo.objs[index]
+            if not memo.writable[index]:
+                continue
+            mark = len(memo.objs)
+            try:
+                t = type(obj)
+                if t is bytearray:
+                    contents = bytes(obj).hex()
+                elif t is dict:
+                    contents = [[self._enc(k, memo), self._enc(v, memo)] for k, v in dict.items(obj)]
+                else:
+                    contents = [self._enc(x, memo) for x in obj]
+            except (TypeError, RecursionError):
+                memo.rollback(mark)
+                continue
+            back.append([index, contents])
+        return back
+
+    # --- decoding ---------------------------------------------------------------------------
+
+    def _dec(self, data, memo: _Memo):
+        t = type(data)
+        if data is None or t is bool or t is str or t is int or t is float:
+            return data
+        _check(t is dict, "a bare array")
+        tag = data.get("$")
+        decoder = _DECODERS.get(tag) if type(tag) is str else None
+        _check(decoder is not None, f"unknown value tag {tag!r}")
+        return decoder(self, data, memo)
+
+    def _dec_list(self, data, memo: _Memo) -> list:
+        items = data.get("v")
+        _check(type(items) is list, "container items")
+        return [self._dec(x, memo) for x in items]
+
+    def _dec_contents(self, target, data, memo: _Memo):
+        t = type(target)
+        if t is bytearray:
+            _check(type(data) is str, "bytearray contents")
+            return bytearray.fromhex(data)
+        _check(type(data) is list, "container contents")
+        if t is dict:
+            pairs = []
+            for pair in data:
+                _check(type(pair) is list and len(pair) == 2, "dict pair")
+                pairs.append((self._dec(pair[0], memo), self._dec(pair[1], memo)))
+            return dict(pairs)
+        values = [self._dec(x, memo) for x in data]
+        return set(values) if t is set else values
+
+    def _proxy(self, handle: int, desc: dict):
+        _check(type(handle) is int and handle > 0, "handle")
+        kind = desc.get("k", "obj")
+        if kind == "excclass":
+            return self._mirror_class(handle, desc)
+        proxy = self._proxies.get(handle)
+        if proxy is None:
+            if kind == "module":
+                _check(type(desc.get("n")) is str and type(desc.get("p")) is bool, "module reference")
+                proxy = ModuleProxy(self, handle, desc["n"], desc["p"])
+            else:
+                _check(kind == "obj", "reference kind")
+                proxy = Remote(self, handle)
+            self._proxies[handle] = proxy
+        return proxy
+
+    def _mirror_class(self, handle: int, desc: dict) -> type:
+        cls = self._mirrors.get(handle)
+        if cls is None:
+            name, base_name = desc.get("n"), desc.get("b")
+            _check(type(name) is str and type(base_name) is str, "exception class reference")
+            base = _BUILTIN_EXCEPTIONS.get(base_name, Exception)
+            if base is KeyboardInterrupt or not _can_subclass(base):
+                base = Exception
+            namespace = {"__module__": "model_code", "__qualname__": name[:200], "_rpc_conn": self,
+                         "_rpc_handle": handle, "_rpc_class": self._proxy(handle, {"k": "obj"}),
+                         "__new__": _mirror_new, "__init__": _mirror_init, "__getattr__": _mirror_getattr,
+                         "__str__": _mirror_str}
+            cls = _MirrorMeta(name[:200] or "ModelError", (base,), namespace)
+            self._mirrors[handle] = cls
+        return cls
+
+    def _dec_exception(self, data, memo: _Memo):
+        cls = self._dec(data.get("c"), memo)
+        _check(isinstance(cls, type) and issubclass(cls, BaseException), "exception class")
+        if self.guarded:
+            _check(_BUILTIN_EXCEPTIONS.get(cls.__name__) is cls or type(cls) is _MirrorMeta,
+                   "an exception class that is neither builtin nor the worker's own")
+        args = self._dec(data.get("a"), memo)
+        _check(type(args) is tuple, "exception args")
+        handle = data.get("h")
+        _check(type(handle) is int and handle > 0, "exception handle")
+        base = next(c for c in cls.__mro__ if _BUILTIN_EXCEPTIONS.get(c.__name__) is c)
+        try:
+            exc = base.__new__(cls, *args)
+            BaseException.__init__(exc, *args)
+            if type(cls) is not _MirrorMeta:
+                exc = cls(*args)
+        except Exception:
+            exc = base.__new__(cls)
+            exc.args = args
+        if type(cls) is _MirrorMeta:
+            exc.__dict__["_rpc_remote"] = self._proxy(handle, {"k": "obj"})
+        attrs = data.get("d", [])
+        _check(type(attrs) is list, "exception attributes")
+        for entry in attrs:
+            _check(type(entry) is list and len(entry) == 2 and type(entry[0]) is str, "exception attribute")
+            key, value = entry[0], self._dec(entry[1], memo)
+            # data attributes only: never a method of the class (add_note...) or our own _rpc_ state
+            if key in _EXCEPTION_DATA or (key.isidentifier() and not key.startswith(("__", "_rpc"))
+                                          and not hasattr(cls, key)):
+                try:
+                    setattr(exc, key, value)
+                except (AttributeError, TypeError, ValueError):
+                    pass
+        text = data.get("tb")
+        if type(text) is str and text.strip() and hasattr(exc, "add_note"):
+            exc.add_note("Traceback in the worker (the model's code):\n" + text[-MAX_TRACEBACK:].rstrip())
+        return exc
+
+    # --- small public helpers for the runtime ---------------------------------------------
+
+    def encode_value(self, obj):
+        return self._enc(obj, _Memo())
+
+    def decode_value(self, data):
+        try:
+            return self._dec(data, _Memo())
+        except RpcError:
+            raise
+        except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
+            raise ProtocolError(f"undecodable value ({type(e).__name__})") from None
+
+
+def _reject_constant(name: str):
+    raise ProtocolError(f"{name} is not valid JSON")
+
+
+def _apply(target, contents) -> None:
+    """Write a container's new contents into the caller's own object (identity kept)."""
+    if type(target) is dict:
+        target.clear()
+        target.update(contents)
+    elif type(target) is set:
+        target.clear()
+        target.update(contents)
+    else:
+        target[:] = contents
+
+
+def _class_name(cls) -> str:
+    try:
+        name = type.__getattribute__(cls, "__name__")
+    except Exception:
+        name = None
+    return name if type(name) is str else "ModelClass"
+
+
+def _builtin_base(cls) -> str:
+    for klass in type.__getattribute__(cls, "__mro__"):
+        name = _BUILTIN_TYPE_NAMES.get(id(klass))
+        if name and name in _BUILTIN_EXCEPTIONS:
+            return name
+    return "Exception"
+
+
+def _can_subclass(base: type) -> bool:
+    try:
+        type("probe", (base,), {})
+        return True
+    except TypeError:
+        return False
+
+
+def _check_exportable(obj) -> None:
+    """What the judge never hands to the model's code: modules, frames, code objects,
+    tracebacks (each a door to globals), and module-level builtins such as eval or open."""
+    if isinstance(obj, _NEVER_EXPORTED):
+        raise TypeError(f"a {type(obj).__name__} object cannot be handed to the model's code")
+    if type(obj) is types.BuiltinFunctionType:
+        owner = obj.__self__
+        if owner is None or isinstance(owner, types.ModuleType):
+            if not (owner is builtins and obj.__name__ in _SAFE_BUILTINS):
+                raise TypeError(f"the builtin {obj.__name__!r} cannot be handed to the model's code")
+
+
+def _remote_traceback(exc: BaseException) -> str:
+    """The model's frames only (not this runtime's), for the person reading the failure."""
+    try:
+        import traceback
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if not os.path.abspath(f.filename).startswith((_HERE + os.sep, _IMPORTLIB))
+                  and not f.filename.startswith("<frozen importlib")]
+        text = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(exc), exc))
+    except BaseException:
+        text = type(exc).__name__
+    return text[-MAX_TRACEBACK:]
+
+
+# --- value encoders and decoders (exact types only) ---------------------------------------
+
+def _loaded(module: str, name: str):
+    """A class of a value module if that module is already imported (else no value of it exists)."""
+    return getattr(sys.modules.get(module), name, None)
+
+
+def _enc_tz(tz):
+    if tz is None:
+        return None
+    if type(tz) is _loaded("datetime", "timezone"):
+        offset = tz.utcoffset(None)
+        return {"o": [offset.days, offset.seconds, offset.microseconds], "n": tz.tzname(None)}
+    if type(tz) is _loaded("zoneinfo", "ZoneInfo") and type(tz.key) is str:
+        return {"k": tz.key}
+    raise LookupError
+
+
+def _dec_tz(data):
+    import datetime
+    if data is None:
+        return None
+    _check(type(data) is dict, "time zone")
+    if "k" in data:
+        import zoneinfo
+        _check(type(data["k"]) is str, "zone key")
+        return zoneinfo.ZoneInfo(data["k"])
+    offset = data.get("o")
+    _check(type(offset) is list and len(offset) == 3 and all(type(x) is int for x in offset), "offset")
+    delta = datetime.timedelta(days=offset[0], seconds=offset[1], microseconds=offset[2])
+    name = data.get("n")
+    if not delta and name == "UTC":
+        return datetime.timezone.utc
+    return datetime.timezone(delta, name) if type(name) is str else datetime.timezone(delta)
+
+
+def _enc_moment(kind):
+    def encode(conn, obj, memo):
+        try:
+            zone = _enc_tz(obj.tzinfo)
+        except LookupError:
+            return None  # an unknown tzinfo: by reference
+        return {"$": kind, "v": obj.replace(tzinfo=None).isoformat(), "z": zone, "f": obj.fold}
+    return encode
+
+
+def _dec_moment(name):
+    def decode(conn, data, memo):
+        import datetime
+        cls = getattr(datetime, name)
+        text, fold = data.get("v"), data.get("f")
+        _check(type(text) is str and fold in (0, 1) and type(fold) is int, name)
+        return cls.fromisoformat(text).replace(tzinfo=_dec_tz(data.get("z")), fold=fold)
+    return decode
+
+
+def _dec_ints(data, count: int, conn, memo) -> list:
+    values = conn._dec_list(data, memo)
+    _check(len(values) == count and all(type(v) is int for v in values), "integers")
+    return values
+
+
+def _dec_placeholder(kind):
+    """Immutable containers are built after their items; a cycle through them is refused."""
+    def decode(conn, data, memo):
+        index = len(memo.objs)
+        memo.objs.append(_PENDING)
+        memo.writable.append(False)
+        memo.keep.append(None)
+        items = conn._dec_list(data, memo)
+        if kind == "ntuple":
+            name, fields = data.get("n"), data.get("f")
+            _check(type(name) is str and name.isidentifier() and type(fields) is list
+                   and len(fields) == len(items) and len(set(fields)) == len(fields)
+                   and all(type(f) is str and f.isidentifier() and not f.startswith("_") for f in fields),
+                   "named tuple")
+            obj = _namedtuple_class(name, tuple(fields))(items)
+        else:
+            obj = tuple(items) if kind == "tuple" else frozenset(items)
+        memo.objs[index] = obj
+        memo.keep[index] = obj
+        memo.ids[id(obj)] = index
+        return obj
+    return decode
+
+
+def _dec_mutable(kind):
+    def decode(conn, data, memo):
+        obj = {"list": list, "set": set, "dict": dict}[kind]()
+        memo.add(obj, obj, True)
+        items = data.get("v")
+        _check(type(items) is list, "container items")
+        if kind == "dict":
+            for pair in items:
+                _check(type(pair) is list and len(pair) == 2, "dict pair")
+                key = conn._dec(pair[0], memo)
+                obj[key] = conn._dec(pair[1], memo)
+        elif kind == "set":
+            for item in items:
+                obj.add(conn._dec(item, memo))
+        else:
+            for item in items:
+                obj.append(conn._dec(item, memo))
+        return obj
+    return decode
+
+
+def _dec_memo(conn, data, memo):
+    index = data.get("i")
+    _check(type(index) is int and 0 <= index < len(memo.objs), "back-reference")
+    obj = memo.objs[index]
+    _check(obj is not _PENDING, "a cycle through an immutable container")
+    return obj
+
+
+def _dec_ref(conn, data, memo):
+    return conn._proxy(data.get("h"), data)
+
+
+def _dec_yours(conn, data, memo):
+    handle = data.get("h")
+    _check(type(handle) is int and handle in conn._objects, "a handle this side never gave out")
+    return conn._objects[handle]
+
+
+def _dec_bytes(conn, data, memo):
+    _check(type(data.get("v")) is str, "bytes")
+    return bytes.fromhex(data["v"])
+
+
+def _dec_bytearray(conn, data, memo):
+    obj = bytearray(_dec_bytes(conn, data, memo))
+    memo.add(obj, obj, True)
+    return obj
+
+
+def _dec_int(conn, data, memo):
+    _check(type(data.get("v")) is str and len(data["v"]) < 10 ** 6, "big integer")
+    return int(data["v"], 16)
+
+
+def _dec_float(conn, data, memo):
+    _check(data.get("v") in ("nan", "inf", "-inf"), "float")
+    return float(data["v"])
+
+
+def _dec_complex(conn, data, memo):
+    parts = conn._dec_list(data, memo)
+    _check(len(parts) == 2 and all(type(p) is float for p in parts), "complex")
+    return complex(*parts)
+
+
+def _dec_path(conn, data, memo):
+    import pathlib
+    name, text = data.get("c"), data.get("v")
+    _check(name in _PATH_TYPES and type(text) is str, "path")
+    return getattr(pathlib, name)(text)
+
+
+def _dec_timedelta(conn, data, memo):
+    import datetime
+    days, seconds, micros = _dec_ints(data, 3, conn, memo)
+    return datetime.timedelta(days=days, seconds=seconds, microseconds=micros)
+
+
+def _dec_date(conn, data, memo):
+    import datetime
+    _check(type(data.get("v")) is str, "date")
+    return datetime.date.fromisoformat(data["v"])
+
+
+def _dec_decimal(conn, data, memo):
+    import decimal
+    _check(type(data.get("v")) is str, "decimal")
+    return decimal.Decimal(data["v"])
+
+
+def _dec_fraction(conn, data, memo):
+    import fractions
+    numerator, denominator = _dec_ints(data, 2, conn, memo)
+    _check(denominator != 0, "fraction")
+    return fractions.Fraction(numerator, denominator)
+
+
+def _dec_slice(conn, data, memo):
+    parts = conn._dec_list(data, memo)
+    _check(len(parts) == 3, "slice")
+    return slice(*parts)
+
+
+def _dec_range(conn, data, memo):
+    start, stop, step = _dec_ints(data, 3, conn, memo)
+    _check(step != 0, "range")
+    return range(start, stop, step)
+
+
+def _dec_type(conn, data, memo):
+    cls = _BUILTIN_TYPES.get(data.get("n"))
+    _check(cls is not None, "builtin type")
+    return cls
+
+
+_VALUE_ENCODERS = {
+    bytes: lambda conn, obj, memo: {"$": "bytes", "v": obj.hex()},
+    complex: lambda conn, obj, memo: {"$": "complex", "v": [conn._enc(obj.real, memo), conn._enc(obj.imag, memo)]},
+    range: lambda conn, obj, memo: {"$": "range", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
+                                                        conn._enc(obj.step, memo)]},
+    slice: lambda conn, obj, memo: {"$": "slice", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
+                                                        conn._enc(obj.step, memo)]},
+}
+_LAZY_ENCODERS = {
+    ("datetime", "date"): lambda conn, obj, memo: {"$": "date", "v": obj.isoformat()},
+    ("datetime", "datetime"): _enc_moment("datetime"),
+    ("datetime", "time"): _enc_moment("time"),
+    ("datetime", "timedelta"): lambda conn, obj, memo: {"$": "timedelta", "v": [obj.days, obj.seconds, obj.microseconds]},
+    ("decimal", "Decimal"): lambda conn, obj, memo: {"$": "decimal", "v": str(obj)},
+    ("fractions", "Fraction"): lambda conn, obj, memo: {"$": "fraction", "v": [conn._enc(obj.numerator, memo),
+                                                                              conn._enc(obj.denominator, memo)]},
+    **{("pathlib", name): (lambda conn, obj, memo: {"$": "path", "c": type(obj).__name__, "v": str(obj)})
+       for name in _PATH_TYPES},
+}
+
+
+def _value_encoder(t):
+    """The encoder for an exact value type; the lazy ones join once their module is imported."""
+    encoder = _VALUE_ENCODERS.get(t)
+    if encoder is None and _LAZY_ENCODERS:
+        for key in [k for k in _LAZY_ENCODERS if k[0] in sys.modules]:
+            cls = _loaded(*key)
+            if isinstance(cls, type):
+                _VALUE_ENCODERS[cls] = _LAZY_ENCODERS.pop(key)
+        encoder = _VALUE_ENCODERS.get(t)
+    return encoder
+
+
+_DECODERS = {
+    "int": _dec_int, "float": _dec_float, "complex": _dec_complex, "bytes": _dec_bytes,
+    "bytearray": _dec_bytearray, "list": _dec_mutable("list"), "set": _dec_mutable("set"),
+    "dict": _dec_mutable("dict"), "tuple": _dec_placeholder("tuple"), "frozenset": _dec_placeholder("frozenset"),
+    "ntuple": _dec_placeholder("ntuple"), "m": _dec_memo, "path": _dec_path, "date": _dec_date,
+    "datetime": _dec_moment("datetime"), "time": _dec_moment("time"), "timedelta": _dec_timedelta,
+    "decimal": _dec_decimal, "fraction": _dec_fraction, "slice": _dec_slice, "range": _dec_range,
+    "ellipsis": lambda conn, data, memo: Ellipsis, "type": _dec_type, "ref": _dec_ref, "yours": _dec_yours,
+    "exc": lambda conn, data, memo: conn._dec_exception(data, memo),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Proxies. Only dunder methods and the _rpc_ slots live on the class, so every other attribute
+# name reaches the real object.
+
+def _ask(proxy, op, *args):
+    __tracebackhide__ = True
+    return object.__getattribute__(proxy, "_rpc_conn").request(op, *args)
+
+
+def _typed(value, kinds, what: str):
+    if type(value) not in kinds:
+        raise TypeError(f"{what} returned {type(value).__name__} from the other process")
+    return value
+
+
+def _same_side(a, b) -> bool:
+    return type(b) in (Remote, ModuleProxy) and b._rpc_conn is a._rpc_conn
+
+
+class Remote:
+    """An object of the other process. `proxy == value` never asks the other side (False), so a
+    model object cannot claim to equal an expected value; `proxy == proxy` does. Hash is local
+    identity; isinstance(x, proxy_of_a_class) asks only when x is a proxy too."""
+
+    __slots__ = ("_rpc_conn", "_rpc_handle", "__weakref__")
+
+    def __init__(self, conn: Connection, handle: int):
+        object.__setattr__(self, "_rpc_conn", conn)
+        object.__setattr__(self, "_rpc_handle", handle)
+
+    def __getattr__(self, name):
+        __tracebackhide__ = True
+        if _blocked(name):
+            raise AttributeError(name)
+        return _ask(self, "getattr", self, name)
+
+    def __setattr__(self, name, value):
+        _ask(self, "setattr", self, name, value)
+
+    def __delattr__(self, name):
+        _ask(self, "delattr", self, name)
+
+    def __dir__(self):
+        return [n for n in _typed(_ask(self, "dir", self), (list,), "dir()") if type(n) is str]
+
+    def __repr__(self):
+        try:
+            return _typed(_ask(self, "op", "repr", self), (str,), "repr()")
+        except RpcError as e:
+            return f"<object of the model's code, unreachable: {e}>"
+
+    def __str__(self):
+        return _typed(_ask(self, "op", "str", self), (str,), "str()")
+
+    def __format__(self, spec):
+        return _typed(_ask(self, "op", "format", self, spec), (str,), "format()")
+
+    def __bool__(self):
+        return _typed(_ask(self, "op", "bool", self), (bool,), "bool()")
+
+    def __len__(self):
+        return _typed(_ask(self, "op", "len", self), (int,), "len()")
+
+    def __iter__(self):
+        return _ask(self, "op", "iter", self)
+
+    def __next__(self):
+        return _ask(self, "op", "next", self)
+
+    def __reversed__(self):
+        return _ask(self, "op", "reversed", self)
+
+    def __contains__(self, item):
+        return _typed(_ask(self, "op", "contains", self, item), (bool,), "in")
+
+    def __getitem__(self, key):
+        return _ask(self, "op", "getitem", self, key)
+
+    def __setitem__(self, key, value):
+        _ask(self, "op", "setitem", self, key, value)
+
+    def __delitem__(self, key):
+        _ask(self, "op", "delitem", self, key)
+
+    def __call__(self, *args, **kwargs):
+        __tracebackhide__ = True
+        return _ask(self, "call", self, args, kwargs)
+
+    def __index__(self):
+        return _typed(_ask(self, "op", "index", self), (int,), "index()")
+
+    def __int__(self):
+        return _typed(_ask(self, "op", "int", self), (int,), "int()")
+
+    def __float__(self):
+        return _typed(_ask(self, "op", "float", self), (float,), "float()")
+
+    def __complex__(self):
+        return _typed(_ask(self, "op", "complex", self), (complex,), "complex()")
+
+    def __bytes__(self):
+        return _typed(_ask(self, "op", "bytes", self), (bytes,), "bytes()")
+
+    def __round__(self, ndigits=None):
+        return _ask(self, "op", "round", self) if ndigits is None else _ask(self, "op", "round", self, ndigits)
+
+    def __pow__(self, other, mod=None):
+        return _ask(self, "op", "pow", self, other) if mod is None else _ask(self, "op", "pow", self, other, mod)
+
+    def __rpow__(self, other):
+        return _ask(self, "op", "pow", other, self)
+
+    def __enter__(self):
+        return self.__getattr__("__enter__")()
+
+    def __exit__(self, exc_type, exc, tb):
+        return self.__getattr__("__exit__")(exc_type, exc, None)
+
+    def __instancecheck__(self, obj):
+        return _same_side(self, obj) and _typed(_ask(self, "op", "isinstance", obj, self), (bool,), "isinstance()")
+
+    def __subclasscheck__(self, cls):
+        return _same_side(self, cls) and _typed(_ask(self, "op", "issubclass", cls, self), (bool,), "issubclass()")
+
+    __hash__ = object.__hash__
+
+
+def _binary(op):
+    def forward(self, other):
+        return _ask(self, "op", op, self, other)
+
+    def reflected(self, other):
+        return _ask(self, "op", op, other, self)
+    return forward, reflected
+
+
+def _comparison(op):
+    def compare(self, other):
+        if _same_side(self, other):
+            return _ask(self, "op", op, self, other)
+        return NotImplemented
+    return compare
+
+
+def _unary(op):
+    return lambda self: _ask(self, "op", op, self)
+
+
+for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "lshift", "rshift",
+            "and", "xor", "or"):
+    _forward, _reflected = _binary(_op)
+    setattr(Remote, f"__{_op}__", _forward)
+    setattr(Remote, f"__r{_op}__", _reflected)
+for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(Remote, f"__{_op}__", _comparison(_op))
+for _op in ("neg", "pos", "abs", "invert"):
+    setattr(Remote, f"__{_op}__", _unary(_op))
+
+
+class ModuleProxy(types.ModuleType):
+    """A module of the model's workspace, imported in the worker. Import machinery attributes
+    (__spec__, __path__ ...) stay local; everything else is read and written remotely, so
+    monkeypatch.setattr(module, ...) reaches the model's own module."""
+
+    def __init__(self, conn: Connection, handle: int, name: str, package: bool):
+        super().__init__(name)
+        d = types.ModuleType.__dict__["__dict__"].__get__(self)
+        d.update(_rpc_conn=conn, _rpc_handle=handle, _rpc_package=package)
+
+    def __getattr__(self, name):
+        __tracebackhide__ = True
+        if name in _MODULE_LOCAL or _blocked(name):
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        if name == "__all__":
+            return _typed(_ask(self, "names", self), (list,), "names")
+        return _ask(self, "getattr", self, name)
+
+    def __setattr__(self, name, value):
+        if _is_dunder(name) or name.startswith("_rpc"):
+            types.ModuleType.__setattr__(self, name, value)
+        else:
+            _ask(self, "setattr", self, name, value)
+
+    def __delattr__(self, name):
+        if _is_dunder(name) or name.startswith("_rpc"):
+            types.ModuleType.__delattr__(self, name)
+        else:
+            _ask(self, "delattr", self, name)
+
+    def __dir__(self):
+        return [n for n in _typed(_ask(self, "dir", self), (list,), "dir()") if type(n) is str]
+
+    def __repr__(self):
+        return f"<module {self.__name__!r} of the model's code, run in the worker>"
+
+    @property
+    def __dict__(self):
+        """The module's namespace read from the worker (monkeypatch reads old values here)."""
+        return _RemoteNamespace(self)
+
+
+class _RemoteNamespace(Mapping):
+    def __init__(self, module: ModuleProxy):
+        self._module = module
+        self._local = types.ModuleType.__dict__["__dict__"].__get__(module)
+
+    def __getitem__(self, name):
+        if type(name) is not str:
+            raise KeyError(name)
+        if name in self._local:
+            return self._local[name]
+        try:
+            return _ask(self._module, "getattr", self._module, name)
+        except AttributeError:
+            raise KeyError(name) from None
+
+    def __iter__(self):
+        return iter(dir(self._module))
+
+    def __len__(self):
+        return len(dir(self._module))
+
+
+class _MirrorMeta(type):
+    """The type of the local mirrors of the other side's exception classes; class attributes
+    that the mirror lacks are read from the real class."""
+
+    def __getattr__(cls, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(type.__getattribute__(cls, "_rpc_class"), name)
+
+
+def _mirror_new(cls, *args, **kwargs):
+    """Calling a mirror class (a test building the model's exception) builds the real one."""
+    made = type.__getattribute__(cls, "_rpc_class")(*args, **kwargs)
+    if isinstance(made, BaseException):
+        return made
+    raise TypeError(f"{cls.__name__}(...) did not make an exception in the model's code")
+
+
+def _mirror_init(self, *args, **kwargs):
+    pass
+
+
+def _mirror_getattr(self, name):
+    remote = self.__dict__.get("_rpc_remote")
+    if remote is None or name.startswith("__") or _blocked(name):
+        raise AttributeError(name)
+    return getattr(remote, name)
+
+
+def _mirror_str(self):
+    remote = self.__dict__.get("_rpc_remote")
+    if remote is not None:
+        try:
+            return str(remote)
+        except RpcError:
+            pass
+    return BaseException.__str__(self)

@@ -1,0 +1,129 @@
+"""The worker: imports and runs the model's code for the judge, and nothing else. It starts
+confined (bwrap and/or uid 65534, rlimits) and talks only over the two pipe fds it is given,
+never over fd 1/2, which the model's code may write to at will.
+
+argv: worker.py WORKSPACE FD_IN FD_OUT. stdlib only (runs in the sandbox interpreter).
+"""
+import os
+import sys
+import types
+
+OUTPUT_LIMIT = 1024 * 1024  # forwarded per message; the rest is cut
+
+
+def _load_rpc():
+    """rpc.py (our own file) under a private name, so a model module called `rpc` is still the
+    model's; loaded by hand, without importlib.util, as nothing here has cached bytecode."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rpc.py")
+    module = types.ModuleType("_judge_rpc")
+    module.__file__ = path
+    sys.modules["_judge_rpc"] = module
+    with open(path, "rb") as f:
+        exec(compile(f.read(), path, "exec"), module.__dict__)
+    return module
+
+
+class Capture:
+    """sys.stdout / sys.stderr while the model's code runs: what it prints goes to the judge
+    with the next message, so a test's capsys sees it."""
+
+    encoding, errors, name = "utf-8", "replace", "<captured>"
+
+    def __init__(self):
+        self._parts, self._size, self._cut = [], 0, False
+
+    def write(self, text):
+        if type(text) is not str:
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if self._size < OUTPUT_LIMIT:
+            self._parts.append(text[:OUTPUT_LIMIT - self._size])
+            self._size += len(self._parts[-1])
+        self._cut |= self._size >= OUTPUT_LIMIT and len(text) > 0
+        return len(text)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def drain(self) -> str:
+        text = "".join(self._parts) + ("\n[... output cut]\n" if self._cut else "")
+        self._parts, self._size, self._cut = [], 0, False
+        return text
+
+    @property
+    def buffer(self):
+        return _Bytes(self)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def fileno(self):
+        import io
+        raise io.UnsupportedOperation("the judge's worker captures output; there is no file descriptor")
+
+
+class _Bytes:
+    def __init__(self, text):
+        self._text = text
+
+    def write(self, data):
+        self._text.write(bytes(data).decode("utf-8", "replace"))
+        return len(data)
+
+    def flush(self):
+        pass
+
+
+def main():
+    rpc = _load_rpc()
+    workspace, fd_in, fd_out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    sys.path[0] = workspace  # the workspace first, as `python -m pytest` run there would have it
+    os.chdir(workspace)
+    sys.argv = [os.path.join(workspace, "__judged__")]
+    base_env, base_argv, base_stdin = dict(os.environ), list(sys.argv), sys.stdin
+    out, err = Capture(), Capture()
+    sys.stdout, sys.stderr = out, err
+
+    def outgoing(msg):
+        for key, stream in (("o", out), ("x", err)):
+            text = stream.drain()
+            if text:
+                msg[key] = text
+
+    def before_serve(msg):
+        """Follow the test's process state: cwd, environment, argv and stdin."""
+        state = msg.get("s")
+        if not isinstance(state, dict):
+            return
+        if "cwd" in state:
+            os.chdir(state["cwd"] or workspace)
+        if "env" in state:
+            os.environ.clear()
+            os.environ.update(base_env)
+            for key, value in state["env"]:
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+        if "argv" in state:
+            sys.argv[:] = state["argv"] if state["argv"] is not None else base_argv
+        if "stdin" in state:
+            sys.stdin = base_stdin if state["stdin"] is None else conn.decode_value(state["stdin"])
+
+    conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
+                          before_serve=before_serve)
+    conn.send_hello()
+    conn.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

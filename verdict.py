@@ -1,0 +1,67 @@
+"""The verdict: what a finished run may claim. `solved` needs three things at once: the model's
+finish was accepted, the task's own tests are byte-identical in the final files, and the task's
+tests (hidden ones, and the protected ones it started with) pass when judged (judge.py): their
+assertions run in a process that never runs the model's code, so nothing the model wrote can
+forge them. Every test they define must be reported."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Optional
+
+from judge import run_judged
+from sandbox import Sandbox
+
+
+def count_tests(source: str) -> int:
+    """Test functions pytest will collect at least once from a test file."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return 0
+    count = 0
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            count += 1
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            count += sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
+                         for n in node.body)
+    return count
+
+
+def counts(result: dict) -> str:
+    return ", ".join(f"{result[k]} {k}" for k in ("passed", "failed", "errors", "skipped"))
+
+
+def not_run(reason: str) -> dict:
+    return {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "ok": False, "outcome": f"not run: {reason}"}
+
+
+def judge(sandbox: Sandbox, workspace: Path, tests: dict[str, str], scratch: Path) -> tuple[dict, str, float]:
+    """Judge the final files against trusted tests: the result (counts, ok, outcome), the output
+    for humans, and the seconds it took. ok only when the run completed, nothing failed, and
+    every test the files define was reported."""
+    run = run_judged(sandbox, workspace, tests, scratch)
+    expected = sum(count_tests(content) for content in tests.values())
+    complete = run.passed + run.failed + run.errors + run.skipped >= expected
+    if run.outcome == "not_run":
+        outcome = f"not run: {run.output}"
+    elif run.outcome == "completed" and not complete:
+        outcome = f"incomplete: {expected} tests defined, fewer reported"
+    else:
+        outcome = run.outcome
+    result = {"passed": run.passed, "failed": run.failed, "errors": run.errors, "skipped": run.skipped,
+              "ok": run.ok and complete, "outcome": outcome}
+    return result, run.output, run.seconds
+
+
+def failed_check(finish_accepted: bool, protected_changed: list[str], judged: dict[str, Optional[dict]]) -> Optional[str]:
+    """Why a run whose finish was accepted is not solved after all (None: it is solved)."""
+    if not finish_accepted:
+        return "finish was not accepted"
+    if protected_changed:
+        return f"the protected tests were changed at the end: {', '.join(protected_changed)}"
+    for name, result in judged.items():
+        if result is not None and not result["ok"]:
+            return f"finish was accepted but the {name} did not pass when judged ({result['outcome']})"
+    return None
