@@ -29,7 +29,6 @@ Known limits (what a trusted test may do that the proxy does not support):
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path, PurePosixPath
 from typing import Optional
@@ -73,8 +72,7 @@ def run_judged(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: P
     """Run the trusted `tests` (relative path -> content) against a fresh copy of the model's
     files in `source`; `scratch` holds the judge's folder (the JUnit report stays in
     scratch/judge/report.xml). network=None means the configured default, as for run_pytest."""
-    cfg, conf = sandbox.cfg, sandbox.confinement
-    network = cfg.network if network is None else network
+    network = sandbox.cfg.network if network is None else network
     scratch = scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
     # The worker's side lives in a fresh stage the test user can reach (as for any test run).

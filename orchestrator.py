@@ -261,6 +261,8 @@ class Orchestrator:
             why = verdict.failed_check(self.state.finish_accepted, self._restore_protected(), judged)
             if why:
                 status, reason = Status.UNSOLVED, why
+            elif not any(judged.values()):
+                reason += " (not verified: the task has no tests of its own to judge the files by)"
         return status, reason, {"hidden_tests": judged["hidden tests"], "protected_tests": judged["protected tests"],
                                 "verified": any(judged.values())}
 

@@ -13,20 +13,17 @@ when given, a llama-server binary (started here) or a running KoboldCPP.
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import actions as act  # noqa: E402
 import llm_client  # noqa: E402
 from config import Config  # noqa: E402
+from fake_servers import free_port, start_server  # noqa: E402
 from prompts import system_prompt  # noqa: E402
 from tasks import load_task  # noqa: E402
 
@@ -52,25 +49,6 @@ def histories(turns: int) -> list[list[dict]]:
                           "test_x::test_a\nE   assert 2 == 2.5"}]
         out.append(messages)
     return out
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start(cmd: list[str], url: str, probe: str) -> subprocess.Popen:
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(240):
-        try:
-            if httpx.get(url + probe, timeout=2).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            pass
-        time.sleep(0.5)
-    proc.kill()
-    raise SystemExit(f"{cmd[0]} did not start")
 
 
 def measure(backend: llm_client.Backend, protocol: str, turns: list[list[dict]]) -> tuple[int, int, list[float], list[int]]:
@@ -103,13 +81,13 @@ def main() -> None:
     turns = histories(args.turns)
     procs, backends = [], {"embedded": llm_client.Embedded(config)}
     port = free_port()
-    procs.append(start([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+    procs.append(start_server([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
                         "--port", str(port), "--chat_format", "chatml", "--n_ctx", "4096"],
                        f"http://127.0.0.1:{port}", "/v1/models"))
     backends["llama-cpp-python server"] = llm_client.connect(Config(**{**config.model_dump(), "server": f"http://127.0.0.1:{port}"}), True)
     if args.llama_server:
         port = free_port()
-        procs.append(start([args.llama_server, "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", "4096",
+        procs.append(start_server([args.llama_server, "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", "4096",
                             "--jinja", "-np", "1"], f"http://127.0.0.1:{port}", "/health"))
         backends["llama-server"] = llm_client.connect(Config(**{**config.model_dump(), "server": f"http://127.0.0.1:{port}"}), True)
     if args.koboldcpp:

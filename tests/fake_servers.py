@@ -18,6 +18,8 @@ A scripted reply is a string (the model's text), or a dict:
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -286,3 +288,58 @@ class FakeOllama(ScriptedServer):
 def action(name: str, thought: str = "next step", **fields: str) -> str:
     """A scripted model reply in our action format."""
     return json.dumps({"thought": thought, "action": name, **fields})
+
+
+# -- real server processes (llama-cpp-python's server, llama-server): shared by tests and bench/ --
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(cmd: list[str], url: str, probe: str, attempts: int = 240) -> subprocess.Popen:
+    """Start a real model server and wait until `url + probe` answers 200; raise if it exits or
+    never answers (the process is killed then)."""
+    import httpx
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(attempts):
+        try:
+            if httpx.get(url + probe, timeout=2).status_code == 200:
+                return proc
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None:
+            raise RuntimeError(f"{cmd[0]} exited at start")
+        time.sleep(0.5)
+    proc.kill()
+    raise RuntimeError(f"{cmd[0]} did not start")
+
+
+class ScriptedBackend:
+    """An in-process stand-in for a model server (NOT a model): plays `replies` in order, so loop
+    tests can build an Orchestrator directly, without a subprocess or HTTP. The wire formats are
+    tested with the scripted HTTP servers above."""
+
+    name, protocols = "scripted", ("grammar",)
+
+    def __init__(self, replies: Script, context: int = 4096):
+        import llm_client
+        self.replies, self.context_size, self.model, self.sent = list(replies), context, "scripted", []
+        self._reply = llm_client.Reply
+
+    def pick_protocol(self) -> str:
+        return "grammar"
+
+    def describe(self) -> str:
+        return "scripted backend"
+
+    def count_tokens(self, text: str):
+        return None
+
+    def complete(self, messages, fmt, protocol):
+        self.sent.append([dict(m) for m in messages])
+        item = self.replies.pop(0) if self.replies else "I am done."
+        item = {"text": item} if isinstance(item, str) else item
+        return self._reply(item.get("text", ""), "stop", bool(item.get("truncated")), prompt_tokens=10,
+                           completion_tokens=len(item.get("text", "")) // 4, backend=self.name, model=self.model)

@@ -2,7 +2,6 @@
 server expects and answers the way it does, quirks included; and choosing a backend."""
 from __future__ import annotations
 
-import socket
 import time
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 import actions as act
 import llm_client
 from config import Config
-from fake_servers import FakeKoboldCpp, FakeLlamaServer, FakeOllama, action
+from fake_servers import FakeKoboldCpp, FakeLlamaServer, FakeOllama, action, free_port
 
 FMT = llm_client.ActionFormat(act.ALL_ACTIONS)
 MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}]
@@ -24,12 +23,6 @@ def fast_backoff(monkeypatch):
 
 def connect(server, **settings):
     return llm_client.connect(Config(server=server.url, **settings), server_named=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # -- KoboldCPP -----------------------------------------------------------------------------------

@@ -4,15 +4,12 @@ these runs prove the grammar holds on a real model and every part of the run is 
 Marked slow: `pytest -m "not slow"` skips them; .ci/run runs them."""
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
-import time
 
-import httpx
 import pytest
 
 import llm_client
+from fake_servers import free_port, start_server
 
 pytestmark = pytest.mark.slow
 TINY = 'Write hello.py with a function hello() that returns "hello", and test_hello.py that tests it.'
@@ -28,25 +25,11 @@ def smollm2():
 
 @pytest.fixture(scope="module")
 def llama_cpp_server(smollm2):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2), "--host", "127.0.0.1",
-                             "--port", str(port), "--chat_format", "chatml", "--n_ctx", "4096"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
+    proc = start_server([sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2), "--host", "127.0.0.1",
+                         "--port", str(port), "--chat_format", "chatml", "--n_ctx", "4096"], url, "/v1/models")
     try:
-        for _ in range(120):
-            try:
-                if httpx.get(url + "/v1/models", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None:
-                pytest.fail("llama_cpp.server exited at start")
-            time.sleep(0.5)
-        else:
-            pytest.fail("llama_cpp.server did not start")
         yield url
     finally:
         proc.terminate()

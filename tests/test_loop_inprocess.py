@@ -1,0 +1,89 @@
+"""The loop's pieces, in-process: an Orchestrator built directly with a scripted backend (no
+subprocess, no HTTP), the run state that live runs and --resume share, and the verdict rules."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import verdict
+from config import Config, SandboxConfig
+from conftest import ROOT
+from fake_servers import ScriptedBackend, action
+from orchestrator import Orchestrator
+from runlog import RunState, read_transcript
+from sandbox import Sandbox
+from tasks import load_task
+
+STATS = ROOT / "example_tasks" / "stats"
+GOOD_STATS = (ROOT / "tests" / "solutions" / "stats" / "stats.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    return Sandbox(SandboxConfig(timeout=30))
+
+
+def run(scratch, sandbox, script, **settings):
+    config = Config(runs_dir=str(scratch / "runs"), **settings)
+    run_dir = scratch / "runs" / "stats"
+    run_dir.mkdir(parents=True)
+    backend = ScriptedBackend(script)
+    orchestrator = Orchestrator(load_task(STATS), backend, sandbox, config, run_dir, say=lambda line: None)
+    return orchestrator, orchestrator.run(), backend
+
+
+def test_a_run_in_process_counts_like_its_transcript(scratch, sandbox):
+    script = ["{bad", "I think I am done.", action("write_file", path="stats.py", content=GOOD_STATS),
+              {"text": '{"thought": "cut', "truncated": True}, action("run_tests"), action("finish", summary="fixed")]
+    orchestrator, result, backend = run(scratch, sandbox, script)
+    assert result["status"] == "solved" and result["steps"] == 6 and result["invalid_replies"] == 3
+    live = orchestrator.state
+    assert (live.nudges, live.invalid_in_row, live.finish_accepted) == (1, 0, True)
+    replayed = RunState([dict(m) for m in backend.sent[0][:2]])
+    for event in read_transcript(orchestrator.run_dir):
+        replayed.apply(event)
+    same = ("step", "invalid_total", "invalid_in_row", "nudges", "tokens", "finish_accepted", "messages")
+    assert {k: getattr(replayed, k) for k in same} == {k: getattr(live, k) for k in same}
+    assert replayed.last_run["ok"] and replayed.last_run["workspace_state"]
+
+
+def test_what_the_model_was_sent_is_the_history(scratch, sandbox):
+    orchestrator, result, backend = run(scratch, sandbox, [action("list_files"), action("run_tests")], max_steps=2)
+    last = backend.sent[-1]
+    assert last[0]["role"] == "system" and '"action": "write_file"' in last[0]["content"]
+    assert last[2] == {"role": "assistant", "content": action("list_files")}
+    assert last[3]["content"] == "Observation:\nstats.py\ntest_stats.py"
+    assert result["status"] == "step_limit"
+
+
+def test_count_tests():
+    source = "def test_a(): pass\nclass TestB:\n    def test_c(self): pass\n    def helper(self): pass\ndef other(): pass\n"
+    assert verdict.count_tests(source) == 2 and verdict.count_tests("def (") == 0
+
+
+@pytest.mark.parametrize("finish, changed, judged, why", [
+    (True, [], {"hidden tests": {"ok": True}, "protected tests": None}, None),
+    (True, [], {"hidden tests": None, "protected tests": None}, None),
+    (False, [], {"hidden tests": {"ok": True}}, "finish was not accepted"),
+    (True, ["test_x.py"], {"hidden tests": {"ok": True}}, "the protected tests were changed at the end: test_x.py"),
+    (True, [], {"hidden tests": {"ok": False, "outcome": "not run: interrupted"}},
+     "finish was accepted but the hidden tests did not pass when judged (not run: interrupted)"),
+    (True, [], {"hidden tests": {"ok": True}, "protected tests": {"ok": False, "outcome": "completed"}},
+     "finish was accepted but the protected tests did not pass when judged (completed)"),
+])
+def test_when_a_finished_run_is_solved(finish, changed, judged, why):
+    assert verdict.failed_check(finish, changed, judged) == why
+
+
+def test_a_task_without_tests_of_its_own_is_solved_but_not_verified(scratch, sandbox):
+    (scratch / "t.yaml").write_text(json.dumps({"prompt": "write x.py"}))
+    config = Config(runs_dir=str(scratch / "runs"))
+    run_dir = scratch / "runs" / "t"
+    run_dir.mkdir(parents=True)
+    script = [action("write_file", path="x.py", content="X = 1\n"),
+              action("write_file", path="test_x.py", content="from x import X\n\ndef test_x():\n    assert X == 1\n"),
+              action("finish", summary="done")]
+    result = Orchestrator(load_task(scratch / "t.yaml"), ScriptedBackend(script), sandbox, config, run_dir,
+                          say=lambda line: None).run()
+    assert result["status"] == "solved" and result["verified"] is False and "not verified" in result["reason"]
