@@ -371,14 +371,14 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
             raise
     seconds = time.monotonic() - start
     leftovers = kill_tree(os.getpid(), before)
-    head = _head(log, 2000)
-    if head.startswith(STARTED):
+    start_of_log = head(log, 2000)
+    if start_of_log.startswith(STARTED):
         return Outcome(exit_code, timed_out, seconds, leftovers)
-    problem = " ".join(head.split())[:300] or f"it exited with code {exit_code} before starting"
+    problem = " ".join(start_of_log.split())[:300] or f"it exited with code {exit_code} before starting"
     return Outcome(exit_code, timed_out, seconds, leftovers, started=False, problem=problem)
 
 
-def _head(path: Path, limit: int) -> str:
+def head(path: Path, limit: int) -> str:
     try:
         with open(path, "rb") as f:
             return f.read(limit).decode("utf-8", errors="replace")

@@ -123,9 +123,10 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     judge_conf = isolation.Confinement("basic", -1)
     result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
                            nproc_user=conf.run_as)
-    if not result.started:
-        return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run",
-                       prompts.run_not_started(result.problem))
+    worker_log = isolation.head(judge_dir / "worker.log", 2000)
+    if not result.started or (worker_log and not worker_log.startswith(isolation.STARTED)):
+        problem = result.problem if not result.started else " ".join(worker_log.split())[:300]
+        return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run", prompts.run_not_started(problem))
     run = summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, cfg)
     run.leftover_processes = result.leftovers_killed
     return run

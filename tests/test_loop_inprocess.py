@@ -87,3 +87,24 @@ def test_a_task_without_tests_of_its_own_is_solved_but_not_verified(scratch, san
     result = Orchestrator(load_task(scratch / "t.yaml"), ScriptedBackend(script), sandbox, config, run_dir,
                           say=lambda line: None).run()
     assert result["status"] == "solved" and result["verified"] is False and "not verified" in result["reason"]
+
+
+def test_a_sandbox_that_cannot_start_is_no_test_result(scratch):
+    """The original README bug: a bwrap bind that fails. The model is told the tests could not
+    run, the transcript says so, and the judged verdict reads `not run: ...`."""
+    import isolation
+    if not isolation.bwrap_works():
+        pytest.skip("needs bubblewrap")
+    broken = Sandbox(SandboxConfig(isolation="bwrap", timeout=30))
+    broken.confinement.readonly_paths.append("/nonexistent/tdd-agent-probe")
+    config = Config(runs_dir=str(scratch / "runs"))
+    run_dir = scratch / "runs" / "stats"
+    run_dir.mkdir(parents=True)
+    script = [action("write_file", path="stats.py", content=GOOD_STATS), action("run_tests"), action("finish", summary="x")]
+    orchestrator = Orchestrator(load_task(STATS), ScriptedBackend(script), broken, config, run_dir, say=lambda line: None)
+    result = orchestrator.run()
+    tests = [e for e in read_transcript(run_dir) if e["type"] == "test_run"]
+    assert tests and all(t["outcome"] == "not_run" and "Can't find source path" in t["output"] for t in tests)
+    observation = [e for e in read_transcript(run_dir) if e["type"] == "observation"][1]["text"]
+    assert observation.startswith("The tests could not run: the sandbox did not start")
+    assert result["status"] != "solved" and result["hidden_tests"]["outcome"].startswith("not run")
