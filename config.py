@@ -62,6 +62,7 @@ class Config(BaseModel):
     thinking: Optional[bool] = Field(None, description="Thinking models: false asks them not to think (chat_template_kwargs.enable_thinking / Ollama think), true asks them to; empty leaves the server's default. A leading <think> block is always stripped.")
     edit_actions: bool = Field(True, description="Offer edit_file and list_files besides write_file, read_file, run_tests, finish.")
     stuck_limit: int = Field(4, ge=2, description="Repeats of the same action and observation (or of a no-op) before the run ends as stuck.")
+    prove_tests: bool = Field(True, description="Before finish is accepted, run the model's own new or changed tests on the task's starting files; if none fails there, refuse finish once (they do not test the change). A task may turn it off.")
     max_nudges: int = Field(2, ge=0, description="Times the agent runs the tests for a model that stopped without finish before giving up.")
     runs_dir: str = Field("runs", description="Folder that holds one folder per run.")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)

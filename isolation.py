@@ -23,7 +23,8 @@ from typing import Optional
 
 from config import SandboxConfig
 
-NOBODY = 65534
+NOBODY = 65534  # runs the model's code when the agent is root
+JUDGE = 65533  # runs the judged trusted tests when the agent is root (never root, never NOBODY)
 PR_SET_CHILD_SUBREAPER = 36
 
 # Runs first inside the sandbox. With namespaces (the basic layer where the kernel allows them)

@@ -106,11 +106,16 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     pytest_tmp = _fresh(stage / "pytest", 0o755)
     stage.chmod(0o755)  # ours (not handed over): the worker may not replace the runtime or pytest's temp root
     isolation.hand_over([workspace, home, tmp], conf.run_as)
+    # As root the judge starts as root (to start the worker as uid 65534), then drops to a user
+    # of its own: its folder and pytest's temp root are that user's, nobody else's.
+    judge_uid = isolation.JUDGE if conf.run_as >= 0 else -1
+    (judge_dir / "worker.log").touch(0o600)
+    isolation.hand_over([judge_dir, pytest_tmp], judge_uid)
 
     worker_env = {**isolation.clean_environment(home, tmp, sandbox.python.parent), "PYTHONPYCACHEPREFIX": NO_PYCACHE}
     spec = {"argv": worker_command(sandbox, runtime, workspace, [workspace, home, tmp, pytest_tmp], network),
             "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
-            "basetemp": str(pytest_tmp / "basetemp"),
+            "basetemp": str(pytest_tmp / "basetemp"), "judge_uid": judge_uid,
             "log": str(judge_dir / "worker.log")}
     env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
            "PYTHONPATH": str(RUNTIME), "JUDGE_SPEC": json.dumps(spec)}
@@ -118,8 +123,8 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
             f"--junitxml={report}", "-o", "junit_logging=out-err", f"--basetemp={pytest_tmp / 'basetemp'}",
             *pytest_config_args(tests_dir), "--"]
     # The judge runs only trusted code: rlimits, timeout and the final process-tree kill as for
-    # any run, but no bwrap and no user switch (it has to start the worker confined itself). The
-    # worker inherits the limits; RLIMIT_NPROC is counted for the worker's user.
+    # any run, but no bwrap (it has to start the worker confined itself). The worker inherits
+    # the limits; RLIMIT_NPROC is counted for the worker's user.
     judge_conf = isolation.Confinement("basic", -1)
     result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
                            nproc_user=conf.run_as)

@@ -14,7 +14,8 @@ import verdict
 from config import Config
 from llm_client import ActionFormat, Backend, BackendError, Reply
 from runlog import RunLog, RunState, read_transcript, reply_kind
-from sandbox import Sandbox, TestRun
+import isolation
+from sandbox import Sandbox, TestRun, is_test_file, put_file
 from stuck import StuckDetector
 from tasks import Task
 
@@ -112,7 +113,7 @@ class Orchestrator:
             "run_dir": str(self.run_dir), "status": status.value, "reason": reason,
             "steps": s.step, "invalid_replies": s.invalid_total, "finish_accepted": s.finish_accepted,
             "last_test_run": TestRun.from_event(s.last_run).to_dict() if s.last_run else None,
-            **judged, "tokens": s.tokens,
+            **judged, "own_tests": s.own_tests, "tokens": s.tokens,
             "seconds": {**{k: round(v, 2) for k, v in s.seconds.items()}, "total": round(time.monotonic() - start, 2)},
             "backend": self.backend.name, "model": self.backend.model, "protocol": self.protocol,
             "sandbox": self.sandbox.confinement.layer,
@@ -227,11 +228,34 @@ class Orchestrator:
             reason = prompts.latest_run_red(TestRun.from_event(last).counts(), last["outcome"])
         else:
             reason = None
+        reason = reason or self._unproved_tests()
         if reason:
             self.record("finish_refused", reason=reason)
             return prompts.finish_refused(reason)
         self.record("finish_accepted", summary=action.summary)
         raise RunEnded(Status.SOLVED, "finish accepted: the tests pass on the final files")
+
+    def _unproved_tests(self) -> Optional[str]:
+        """A test-driven agent is only as good as its tests: the model's own test files (created or
+        changed) run once more on the task's starting files. If none fails there, they do not test
+        the change: finish is refused once, saying so (the next finish is judged as usual)."""
+        if not self.config.prove_tests or self.state.own_tests is not None:
+            return None
+        start = self.task.spec.files
+        own = [rel for rel in self.workspace.files() if is_test_file(rel) and rel not in self.protected
+               and self.workspace.read_bytes(rel) != (start[rel].encode() if rel in start else None)]
+        if not own:
+            return None
+        source = self.run_dir / "proof" / "start"
+        isolation.remove_tree(source.parent)
+        for rel, content in {**start, **{rel: self.workspace.read_bytes(rel).decode("utf-8", "replace") for rel in own}}.items():
+            put_file(source, rel, content)
+        run = self.sandbox.run_pytest(source, self.run_dir / "proof" / "sandbox", targets=tuple(own), trusted=self.protected)
+        failed = run.failed + run.errors if run.outcome == "completed" else None
+        proved = None if failed is None else failed > 0
+        self.record("own_tests", files=own, passed_at_end=True, failed_on_start=failed, proved=proved,
+                    outcome=run.outcome, seconds=run.seconds, output=run.output)
+        return prompts.tests_prove_nothing(own) if proved is False else None
 
     # -- the verdict --------------------------------------------------------------------------
 

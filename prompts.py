@@ -70,6 +70,11 @@ def tests_fail_now(output: str) -> str:
     return f"I ran the tests on the current files and they do not pass:\n{output}"
 
 
+def tests_prove_nothing(files: list[str]) -> str:
+    return (f"your tests ({', '.join(files)}) also pass on the starting code, so they do not test the change; "
+            "add a test that fails without your fix (finish is judged as usual the next time)")
+
+
 def latest_run_red(counts: str, outcome: str) -> str:
     return f"the latest test run did not pass ({counts}, {outcome}); fix the code and run the tests again"
 

@@ -78,6 +78,7 @@ class RunState:
         self.invalid_in_row = self.invalid_total = self.nudges = 0
         self.last_run: Optional[dict] = None  # the latest test_run event
         self.finish_accepted = False
+        self.own_tests: Optional[dict] = None  # the check of the model's own tests on the starting files
         self.tokens = {"prompt": 0, "completion": 0}
         self.seconds = {"llm": 0.0, "tests": 0.0}
 
@@ -107,6 +108,8 @@ class RunState:
             self.seconds["tests"] += event.get("seconds") or 0
         elif kind == "finish_accepted":
             self.finish_accepted = True
+        elif kind == "own_tests":
+            self.own_tests = {k: event[k] for k in ("files", "passed_at_end", "failed_on_start", "proved")}
 
 
 def reply_kind(text: str, error: Optional[str], truncated: bool) -> str:

@@ -411,6 +411,12 @@ PYTEST_SETUP_FILES = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pypr
 SKIPPED_FOLDERS = {"__pycache__", ".pytest_cache"}
 
 
+def is_test_file(rel: str) -> bool:
+    """pytest's default test file names."""
+    name = Path(rel).name
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
 def copy_files(source: Path, dest: Path, drop_setup: bool = False, keep: set[str] = frozenset()) -> None:
     """Copy regular files and symlinks (as links, never followed); caches are left out."""
     dest.mkdir(parents=True)
@@ -432,6 +438,7 @@ def copy_files(source: Path, dest: Path, drop_setup: bool = False, keep: set[str
 def put_file(root: Path, rel: str, content: str) -> None:
     """Write a file of the agent's own (a task file, a restored test) below root, replacing any
     symlink or odd file on the way instead of following it: test code may have planted one."""
+    root.mkdir(parents=True, exist_ok=True)
     path = root
     for part in Path(rel).parts[:-1]:
         path = path / part

@@ -31,6 +31,7 @@ class TaskSpec(BaseModel):
     max_steps: Optional[int] = Field(None, ge=1, description="Overrides the configured step limit.")
     timeout: Optional[float] = Field(None, gt=0, description="Overrides the sandbox's per-run timeout.")
     network: bool = Field(False, description="Let this task's tests use the network.")
+    prove_tests: Optional[bool] = Field(None, description="false: do not check that the model's own tests fail on the starting files.")
 
 
     @field_validator("files", "hidden_tests")
@@ -55,7 +56,8 @@ class Task(BaseModel):
             sandbox["timeout"] = spec.timeout
         if spec.network:  # a task may allow the network, never forbid what the user allowed
             sandbox["network"] = True
-        return {**({"max_steps": spec.max_steps} if spec.max_steps else {}), **({"sandbox": sandbox} if sandbox else {})}
+        return {**({"max_steps": spec.max_steps} if spec.max_steps else {}), **({"sandbox": sandbox} if sandbox else {}),
+                **({"prove_tests": spec.prove_tests} if spec.prove_tests is not None else {})}
 
     def protected_files(self) -> frozenset[str]:
         """Starting files that match a protected glob (on the whole path, or on the name alone)."""

@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -108,13 +109,13 @@ def kill_descendants() -> None:
         for pid in alive - frozen:
             try:
                 os.kill(pid, signal.SIGSTOP)
-            except ProcessLookupError:
+            except OSError:  # gone, or not ours to signal (we dropped root): the agent kills it
                 pass
         frozen |= alive
     for pid in frozen:
         try:
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
+        except OSError:
             pass
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
@@ -133,7 +134,7 @@ class Worker:
         self.spec = spec
         self.proc: subprocess.Popen | None = None
         self.conn: rpc.Connection | None = None
-        self.root = os.geteuid() == 0 and spec["uid"] >= 0
+        self.other_user = spec["uid"] >= 0  # the worker runs as another user than we do
         self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
         self.sent: dict = {"cwd": None, "env": [], "argv": None, "stdin": None}
 
@@ -165,7 +166,10 @@ class Worker:
             try:
                 code = self.proc.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                try:
+                    self.proc.kill()
+                except OSError:  # not ours to signal once we dropped root: the agent kills it afterwards
+                    pass
         tail = ""
         try:
             with open(self.spec["log"], "rb") as f:
@@ -195,7 +199,7 @@ class Worker:
         process state (cwd, environment, argv, stdin) when it changed."""
         if "q" not in msg:
             return
-        if self.root:
+        if self.other_user:
             self._hand_over_tmp()
         state = {}
         try:
@@ -217,21 +221,21 @@ class Worker:
             msg["s"] = state
 
     def _hand_over_tmp(self) -> None:
-        """tmp_path folders and the files a test put there belong to the worker's user, as in
-        a normal run (basetemp itself stays ours: the worker cannot plant entries in it)."""
-        base, uid = self.spec["basetemp"], self.spec["uid"]
+        """pytest makes tmp_path folders 0700 and the test's files 0644; the worker runs as
+        another user, so open what we own below basetemp to it. We run unprivileged by now (see
+        the end of this module), never change what we do not own, and never follow a link we see."""
+        base = self.spec["basetemp"]
         try:
-            st = os.lstat(base)
+            os.chmod(base, 0o755)
         except OSError:
             return
-        if st.st_mode & 0o755 != 0o755:
-            os.chmod(base, 0o755)
-        for root, dirs, files in os.walk(base):
+        me = os.geteuid()
+        for _root, dirs, files, dir_fd in os.fwalk(base, follow_symlinks=False):
             for name in dirs + files:
-                path = os.path.join(root, name)
                 try:
-                    if os.lstat(path).st_uid != uid:
-                        os.lchown(path, uid, uid)
+                    st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                    if st.st_uid == me and (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+                        os.chmod(name, 0o777 if stat.S_ISDIR(st.st_mode) else 0o666, dir_fd=dir_fd)
                 except OSError:
                     pass
 
@@ -289,6 +293,19 @@ class WorkspaceLoader:
 
 
 sys.meta_path.insert(0, WorkspaceFinder)
+
+# As root, start the worker now (only root can start it as its own user), then drop to the
+# judge's own unprivileged user before any test runs: the judge never acts as root on paths the
+# model's code can reach (a planted symlink in tmp_path, a folder swapped mid-walk).
+if os.geteuid() == 0 and SPEC.get("judge_uid", -1) >= 0:
+    try:
+        WORKER.connection()
+    except rpc.RpcError:
+        pass  # each test that needs the worker says why it could not start
+    os.setgroups([])
+    os.setgid(SPEC["judge_uid"])
+    os.setuid(SPEC["judge_uid"])
+    _prctl(PR_SET_DUMPABLE, 0)  # setuid resets it
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1201,8 +1201,10 @@ class ModuleProxy(types.ModuleType):
         __tracebackhide__ = True
         if name in _MODULE_LOCAL or _blocked(name):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
-        if name == "__all__":
-            return _typed(_ask(self, "names", self), (list,), "names")
+        if name == "__all__":  # `from module import *`: never rebinds a module name the test uses
+            names = _typed(_ask(self, "names", self), (list,), "names")
+            taken = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | {n.partition(".")[0] for n in sys.modules}
+            return [n for n in names if type(n) is str and n.isidentifier() and not n.startswith("_") and n not in taken]
         return _ask(self, "getattr", self, name)
 
     def __setattr__(self, name, value):

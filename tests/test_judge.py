@@ -712,3 +712,62 @@ def test_the_worker_runs_confined(runs):
     """}
     result = runs.judged(model, tests)
     assert result.ok and result.passed == 2, result.output
+
+
+# -- found by a red team: the judge never acts as root on what the model's code can reach --------
+
+@pytest.mark.skipif(not ROOT_USER, reason="only root switches users")
+def test_the_judge_runs_as_its_own_unprivileged_user(runs):
+    result = runs.judged({}, {"test_who.py": f"""
+        import os
+        def test_uid():
+            assert (os.geteuid(), os.getegid(), os.getgroups()) == ({isolation.JUDGE}, {isolation.JUDGE}, [])
+    """})
+    assert result.ok, result.output
+
+
+@pytest.mark.skipif(not ROOT_USER, reason="as another user the judge could write only its own files anyway")
+def test_a_symlink_planted_in_tmp_path_does_not_make_the_judge_write_outside(runs, scratch):
+    victim = scratch / "victim"
+    victim.mkdir(mode=0o700)
+    target = victim / "root-only.txt"
+    target.write_text("precious")
+    target.chmod(0o600)
+    model = {"notes.py": f"""
+        import os
+        def save(folder, text):
+            with open(os.path.join(folder, "note.txt"), "w") as f:
+                f.write(text)
+            os.symlink({str(target)!r}, os.path.join(folder, "log.txt"))
+    """}
+    result = runs.judged(model, {"test_notes.py": """
+        from notes import save
+        def test_save(tmp_path):
+            save(tmp_path, "first")
+            (tmp_path / "log.txt").write_text("written by the judge")
+            assert (tmp_path / "note.txt").read_text() == "first"
+    """})
+    assert target.read_text() == "precious" and (target.stat().st_uid, target.stat().st_mode & 0o777) == (0, 0o600)
+    assert not result.ok and result.failed == 1, result.output
+
+
+def test_a_star_import_never_rebinds_a_module_the_test_uses(runs):
+    model = {"geometry.py": """
+        class _Fake:
+            def approx(self, value):
+                return _last[0]
+        pytest = _Fake()
+        math = _Fake()
+        _last = [None]
+        def area(r):
+            _last[0] = 3 * r
+            return 3 * r
+    """}
+    result = runs.judged(model, {"test_geo.py": """
+        import math
+        import pytest
+        from geometry import *
+        def test_area():
+            assert area(1) == pytest.approx(math.pi)
+    """})
+    assert not result.ok and result.failed == 1, result.output

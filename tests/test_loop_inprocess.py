@@ -108,3 +108,46 @@ def test_a_sandbox_that_cannot_start_is_no_test_result(scratch):
     observation = [e for e in read_transcript(run_dir) if e["type"] == "observation"][1]["text"]
     assert observation.startswith("The tests could not run: the sandbox did not start")
     assert result["status"] != "solved" and result["hidden_tests"]["outcome"].startswith("not run")
+
+
+# -- the model's own tests must fail on the starting code ----------------------------------------
+
+WEAK = "from stats import median\n\ndef test_odd():\n    assert median([3, 1, 2]) == 2\n"  # passes on the buggy start
+STRONG = "from stats import median\n\ndef test_even():\n    assert median([4, 1, 3, 2]) == 2.5\n"
+
+
+def test_tests_that_pass_on_the_starting_code_are_refused_once(scratch, sandbox):
+    script = [action("write_file", path="stats.py", content=GOOD_STATS), action("write_file", path="test_mine.py", content=WEAK),
+              action("finish", summary="fixed"), action("finish", summary="fixed")]
+    orchestrator, result, _ = run(scratch, sandbox, script)
+    refused = [e for e in read_transcript(orchestrator.run_dir) if e["type"] == "finish_refused"]
+    assert len(refused) == 1 and "also pass on the starting code" in refused[0]["reason"] and "test_mine.py" in refused[0]["reason"]
+    assert result["status"] == "solved" and result["steps"] == 4
+    assert result["own_tests"] == {"files": ["test_mine.py"], "passed_at_end": True, "failed_on_start": 0, "proved": False}
+
+
+def test_tests_that_fail_on_the_starting_code_prove_the_change(scratch, sandbox):
+    script = [action("write_file", path="stats.py", content=GOOD_STATS), action("write_file", path="test_mine.py", content=STRONG),
+              action("finish", summary="fixed")]
+    _, result, _ = run(scratch, sandbox, script)
+    assert result["status"] == "solved" and result["steps"] == 3
+    assert result["own_tests"] == {"files": ["test_mine.py"], "passed_at_end": True, "failed_on_start": 1, "proved": True}
+
+
+def test_on_an_empty_start_a_test_that_imports_the_code_proves_it(scratch, sandbox):
+    (scratch / "t.yaml").write_text(json.dumps({"prompt": "write x.py"}))
+    run_dir = scratch / "runs" / "t"
+    run_dir.mkdir(parents=True)
+    script = [action("write_file", path="x.py", content="X = 1\n"),
+              action("write_file", path="test_x.py", content="from x import X\n\ndef test_x():\n    assert X == 1\n"),
+              action("finish", summary="done")]
+    result = Orchestrator(load_task(scratch / "t.yaml"), ScriptedBackend(script), sandbox, Config(), run_dir,
+                          say=lambda line: None).run()
+    assert result["own_tests"]["proved"] is True and result["own_tests"]["failed_on_start"] == 1
+
+
+def test_the_check_can_be_switched_off(scratch, sandbox):
+    script = [action("write_file", path="stats.py", content=GOOD_STATS), action("write_file", path="test_mine.py", content=WEAK),
+              action("finish", summary="fixed")]
+    _, result, _ = run(scratch, sandbox, script, prove_tests=False)
+    assert result["status"] == "solved" and result["steps"] == 3 and result["own_tests"] is None
