@@ -88,16 +88,19 @@ class Confinement:
     run_as: int  # uid inside, -1 = our own
     readonly_paths: list[str] = field(default_factory=list)
     namespaces: bool = False  # basic layer: unshare works here
+    hidden: list[str] = field(default_factory=list)  # with namespaces: folders the tests must not see
 
     def describe(self) -> str:
         who = f"uid {self.run_as}" if self.run_as >= 0 else f"uid {os.getuid()} (not root: no user switch)"
         if self.layer == "bwrap":
             return f"bwrap (read-only system, private /tmp, no network unless allowed, own PID namespace, no capabilities), {who}, rlimits"
         if self.namespaces:
-            shared = "the file system outside /tmp, /var/tmp and /dev/shm" + ("" if self.run_as >= 0 else ", and everything you can write")
+            shared = ("files readable by others outside /tmp, /var/tmp, /dev/shm, the task's folder and the runs folder"
+                      + ("" if self.run_as >= 0 else ", and everything you can write"))
             return (f"basic with namespaces (private /tmp, /var/tmp, /dev/shm, no network unless allowed, own PID namespace), "
                     f"{who}, rlimits; shared: {shared}; install bubblewrap for a read-only system")
-        shared = "/tmp, /var/tmp, /dev/shm, the network, and the process list" + ("" if self.run_as >= 0 else ", and everything you can write")
+        shared = ("/tmp, /var/tmp, /dev/shm, the network, the process list, and every file readable by others "
+                  "(task files with their hidden tests included)" + ("" if self.run_as >= 0 else ", and everything you can write"))
         return f"basic (rlimits, clean environment, own session, {who}); shared with the tests: {shared}; install bubblewrap to isolate them"
 
     def prefix(self, writable: list[Path], workdir: Path, network: bool) -> list[str]:
@@ -112,9 +115,10 @@ class Confinement:
         """The launcher's argument: tmpfs tops, and the folders below them to bind back."""
         if self.layer != "basic" or not self.namespaces:
             return ""
+        tops = [*PRIVATE_TMP, *self.hidden]
         keep = [str(p) for p in [*writable, *map(Path, self.readonly_paths)]
-                if any(str(p) == top or str(p).startswith(top + "/") for top in PRIVATE_TMP)]
-        return ",".join(PRIVATE_TMP) + ":" + ",".join(keep)
+                if any(str(p) == top or str(p).startswith(top + "/") for top in tops)]
+        return ",".join(tops) + ":" + ",".join(keep)
 
 
 def unshare_command(run_as: int, network: bool) -> list[str]:

@@ -28,6 +28,7 @@ Known limits (what a trusted test may do that the proxy does not support):
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path, PurePosixPath
@@ -62,7 +63,7 @@ def worker_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: l
     """The worker's argv, confined exactly as a normal test run is (the same layer, binds,
     namespaces and user switch), with the runtime readable and nothing of the judge's folder."""
     conf = sandbox.confinement
-    worker_conf = isolation.Confinement(conf.layer, conf.run_as, [*conf.readonly_paths, str(runtime)], conf.namespaces)
+    worker_conf = dataclasses.replace(conf, readonly_paths=[*conf.readonly_paths, str(runtime)])
     argv = ["-B", "-X", f"pycache_prefix={NO_PYCACHE}", str(runtime / "worker.py"), str(workspace)]
     return isolation.command(worker_conf, sandbox.python, argv, workspace, writable, network)
 

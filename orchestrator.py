@@ -62,6 +62,7 @@ class Orchestrator:
                 self.workspace.put(rel, content)
         # the task's own tests: laid over every test run's copy, and byte-identical after it
         self.protected = {rel: task.spec.files[rel] for rel in sorted(self.workspace.protected)}
+        sandbox.hide([Path(task.source).resolve().parent, run_dir.parent])
         self.log = RunLog(run_dir)
         self.state = RunState([{"role": "system", "content": prompts.system_prompt(self.enabled)},
                                {"role": "user", "content": prompts.task_message(task.spec.prompt, self.workspace.files(),
@@ -121,6 +122,11 @@ class Orchestrator:
         self.record("end", status=status.value, reason=reason)
         self.log.write_result(result)
         self.log.close()
+        for stage in self.run_dir.glob("*/stage"):  # what test code left (a full disk, say) goes; reports stay
+            for entry in stage.iterdir():
+                if entry.name != "report.xml":
+                    isolation.remove_tree(entry)
+        isolation.remove_tree(self.run_dir / "proof")
         self.say(f"Result: {status.value} ({reason}) after {s.step} steps. Log: {self.run_dir / 'transcript.jsonl'}")
         return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -20,7 +21,7 @@ def new_run_dir(runs_dir: Path, task_id: str) -> Path:
     candidate, n = runs_dir / safe, 1
     while True:
         try:
-            candidate.mkdir()
+            candidate.mkdir(mode=0o700)  # the transcript holds the hidden tests' output: ours alone
             return candidate
         except FileExistsError:
             n += 1
@@ -31,23 +32,39 @@ class RunLog:
     def __init__(self, run_dir: Path):
         self.run_dir = run_dir
         self.started = time.time()
+        self.broken: Optional[str] = None
         # backslashreplace: a lone surrogate in a model's text must not crash the log
         self._file = open(run_dir / "transcript.jsonl", "a", encoding="utf-8", errors="backslashreplace")
 
     def event(self, type_: str, step: Optional[int] = None, **fields: Any) -> dict:
+        """Append one event; a full disk or a broken file never stops the run (it is said once)."""
         record = {"t": round(time.time() - self.started, 3), "step": step, "type": type_, **fields}
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        try:
+            self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except (OSError, ValueError) as e:
+            self._failed(f"the transcript could not be written: {e}")
         return record
 
     def write_result(self, result: dict) -> None:
         tmp = self.run_dir / "result.json.tmp"
-        tmp.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-        tmp.replace(self.run_dir / "result.json")
+        try:
+            tmp.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+            tmp.replace(self.run_dir / "result.json")
+        except OSError as e:
+            self._failed(f"result.json could not be written: {e}")
+
+    def _failed(self, message: str) -> None:
+        if not self.broken:
+            print(f"error: {message}", file=sys.stderr)
+        self.broken = message
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:
+            pass
 
 
 def read_transcript(run_dir: Path) -> list[dict]:

@@ -340,6 +340,12 @@ class Sandbox:
                                "agent is root; install bubblewrap or use an interpreter outside /root")
         isolation.become_subreaper()
 
+    def hide(self, folders: list[Path]) -> None:
+        """Folders the tests must not see (the task's files with its hidden tests, the runs with
+        their transcripts): under bwrap nothing outside the run's copy is visible anyway; the
+        basic layer with namespaces mounts an empty tmpfs over each; plain basic cannot."""
+        self.confinement.hidden = [str(f) for f in folders if len(f.parts) >= 3 and f.is_dir()]
+
     def describe(self) -> str:
         return f"{self.confinement.describe()}; interpreter {self.python}"
 

@@ -151,3 +151,33 @@ def test_the_check_can_be_switched_off(scratch, sandbox):
               action("finish", summary="fixed")]
     _, result, _ = run(scratch, sandbox, script, prove_tests=False)
     assert result["status"] == "solved" and result["steps"] == 3 and result["own_tests"] is None
+
+
+def test_a_full_disk_ends_the_run_with_a_status_not_a_traceback(scratch, sandbox, capsys):
+    """A model's code that fills the disk makes every write of the log fail (ENOSPC): the run
+    still ends with a status and one line that says what could not be written."""
+    import errno
+
+    class Full:
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            pass
+
+        def fileno(self):
+            return 0
+
+        def close(self):
+            pass
+
+    config = Config(runs_dir=str(scratch / "runs"))
+    run_dir = scratch / "runs" / "stats"
+    run_dir.mkdir(parents=True)
+    orchestrator = Orchestrator(load_task(STATS), ScriptedBackend([action("list_files")]), sandbox, config, run_dir,
+                                say=lambda line: None)
+    orchestrator.log._file = Full()
+    result = orchestrator.run()
+    assert result["status"] == "unsolved"  # the script ran out: prose, nudges, then it stopped
+    err = capsys.readouterr().err
+    assert err.count("error: the transcript could not be written: [Errno 28]") == 1

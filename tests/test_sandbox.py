@@ -5,6 +5,7 @@ nothing outside the run folder changed, and the next run works."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import textwrap
@@ -294,3 +295,20 @@ def test_pytest_settings_above_the_workspace_do_not_count(run, scratch):
     (scratch / "run" / "conftest.py").write_text("import pytest\n\n@pytest.fixture\ndef surprise():\n    return 1\n")
     r = run("def test_a():\n    assert True\n\ndef test_b(surprise):\n    pass\n")
     assert (r.passed, r.errors) == (1, 1), r.output  # addopts ignored; the fixture above is not found
+
+
+def test_hidden_folders_are_invisible_where_namespaces_hide_them(run, sandbox):
+    """The task's folder (hidden tests) and the runs folder (transcripts) are readable by others on
+    most machines: bwrap never shows them, namespaces mount an empty tmpfs over them."""
+    import tempfile
+    secret_dir = Path(tempfile.mkdtemp(dir="/srv" if os.path.isdir("/srv") and ROOT_USER else None))
+    try:
+        secret_dir.chmod(0o755)
+        (secret_dir / "hidden.yaml").write_text("expected: 42\n")
+        (secret_dir / "hidden.yaml").chmod(0o644)
+        sandbox.hide([secret_dir])
+        r = run(f"def test_peek():\n    open({str(secret_dir / 'hidden.yaml')!r}).read()\n")
+        assert r.ok != isolated(sandbox), r.output  # plain basic: readable (documented)
+    finally:
+        sandbox.hide([])
+        shutil.rmtree(secret_dir)
