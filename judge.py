@@ -76,8 +76,8 @@ def run_judged(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: P
     network = sandbox.cfg.network if network is None else network
     scratch = scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
-    # The worker's side lives in a fresh stage the test user can reach (as for any test run).
-    stage = sandbox.stage(scratch)
+    # A fresh stage the test user (and, as root, the judge's own user) can reach.
+    stage = sandbox.stage(scratch, also=(isolation.JUDGE,) if sandbox.confinement.run_as >= 0 else ())
     try:
         return _judge(sandbox, source, tests, scratch, stage, network)
     finally:
@@ -89,8 +89,8 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     cfg, conf = sandbox.cfg, sandbox.confinement
     workspace = stage / "workspace"
     copy_files(source, workspace)
-    # The judge's own folder: trusted tests, report, logs. 0700 and ours; never bound into bwrap.
-    judge_dir = _fresh(scratch / "judge", 0o700)
+    # The judge's own folder: trusted tests, report, logs. 0700 and its own; never bound into bwrap.
+    judge_dir = _fresh(stage / "judge", 0o700)
     tests_dir = judge_dir / "tests"
     tests_dir.mkdir()
     _write_tests(tests_dir, tests)
@@ -129,6 +129,9 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     judge_conf = isolation.Confinement("basic", -1)
     result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
                            nproc_user=conf.run_as)
+    for name in ("report.xml", "pytest.log", "worker.log"):  # kept in the run folder for a person to read
+        if (judge_dir / name).is_file() and not (judge_dir / name).is_symlink():
+            shutil.copyfile(judge_dir / name, scratch / name)
     worker_log = isolation.head(judge_dir / "worker.log", 2000)
     if not result.started or (worker_log and not worker_log.startswith(isolation.STARTED)):
         problem = result.problem if not result.started else " ".join(worker_log.split())[:300]

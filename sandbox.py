@@ -392,12 +392,13 @@ class Sandbox:
             return replace(run, outcome="tampered", output=prompts.run_tampered(tampering, run.output))
         return run
 
-    def stage(self, scratch: Path) -> Path:
-        """A fresh folder for one run: in the run folder when the test user can reach it, else
-        (root without bubblewrap, project in a private folder) in a reachable scratch area, so
-        the permissions of the user's own folders never change."""
+    def stage(self, scratch: Path, also: tuple[int, ...] = ()) -> Path:
+        """A fresh folder for one run: in the run folder when the test user (and the users in
+        `also`, unconfined: the judge's) can reach it, else (root, a private run folder) in a
+        reachable scratch area, so the permissions of the user's own folders never change."""
         conf = self.confinement
-        if conf.layer == "bwrap" or conf.run_as < 0 or isolation.reachable(scratch, conf.run_as):
+        users = (() if conf.layer == "bwrap" else (conf.run_as,)) + also
+        if all(uid < 0 or isolation.reachable(scratch, uid) for uid in users):
             stage = scratch / "stage"
             isolation.remove_tree(stage)
             stage.mkdir()

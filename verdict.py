@@ -39,8 +39,8 @@ def not_run(reason: str) -> dict:
 
 def judge(sandbox: Sandbox, workspace: Path, tests: dict[str, str], scratch: Path) -> tuple[dict, str, float]:
     """Judge the final files against trusted tests: the result (counts, ok, outcome), the output
-    for humans, and the seconds it took. ok only when the run completed, nothing failed, and
-    every test the files define was reported."""
+    for humans, and the seconds it took. ok only when the run completed, nothing failed, nothing
+    was skipped, and every test the files define was reported."""
     run = run_judged(sandbox, workspace, tests, scratch)
     expected = sum(count_tests(content) for content in tests.values())
     complete = run.passed + run.failed + run.errors + run.skipped >= expected
@@ -48,10 +48,12 @@ def judge(sandbox: Sandbox, workspace: Path, tests: dict[str, str], scratch: Pat
         outcome = f"not run: {run.output}"
     elif run.outcome == "completed" and not complete:
         outcome = f"incomplete: {expected} tests defined, fewer reported"
+    elif run.outcome == "completed" and run.skipped:  # e.g. importorskip on a module the model broke
+        outcome = f"incomplete: {run.skipped} skipped"
     else:
         outcome = run.outcome
     result = {"passed": run.passed, "failed": run.failed, "errors": run.errors, "skipped": run.skipped,
-              "ok": run.ok and complete, "outcome": outcome}
+              "ok": run.ok and complete and not run.skipped, "outcome": outcome}
     return result, run.output, run.seconds
 
 

@@ -148,7 +148,7 @@ def test_hidden_tests_run_whatever_the_status(agent):
     assert run.result["status"] == "step_limit"
     assert run.result["hidden_tests"] == {"passed": 6, "failed": 0, "errors": 0, "skipped": 0, "ok": True,
                                           "outcome": "completed"}
-    assert (run.run_dir / "hidden" / "judge" / "tests" / "test_stats_hidden.py").exists()
+    assert "test_stats_hidden" in (run.run_dir / "hidden" / "report.xml").read_text()
     assert run.result["protected_tests"]["passed"] == 3 and run.result["verified"] is True
     assert not (run.run_dir / "workspace" / "test_stats_hidden.py").exists()
 

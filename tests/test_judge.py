@@ -333,7 +333,7 @@ def test_atexit_report_overwrite_and_exit_zero(runs):
     model = {"calc.py": f"""
         import atexit, glob, os
         FAKE = {_fake_report()!r}
-        TARGETS = [{str(runs.judge_scratch / "judge" / "report.xml")!r}]
+        TARGETS = [{str(runs.judge_scratch / "stage" / "judge" / "report.xml")!r}, {str(runs.judge_scratch / "report.xml")!r}]
         def forge():
             for path in TARGETS + glob.glob({str(runs.folder)!r} + "/**/*.xml", recursive=True):
                 try:
@@ -521,7 +521,7 @@ def test_hidden_tests_cannot_be_read_from_the_worker(runs):
     if not ROOT_USER and runs.sandbox.confinement.layer == "basic":
         pytest.skip("without bwrap and without root the worker runs as the same user as the judge")
     token = os.urandom(8).hex()
-    hidden_file = runs.judge_scratch / "judge" / "tests" / "test_hidden.py"
+    hidden_file = runs.judge_scratch / "stage" / "judge" / "tests" / "test_hidden.py"
     model = {"secret.py": f"""
         import glob, re
         def guess():
