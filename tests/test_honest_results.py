@@ -315,6 +315,7 @@ BREAKERS = [
 
 
 def test_test_code_that_breaks_the_agents_files_does_not_break_the_run(agent):
+    agent.settings["prove_tests"] = False  # test_a.py proves nothing about stats.py, on purpose
     script = []
     for code in BREAKERS:
         script += [action("write_file", path="test_a.py", content=code), action("run_tests")]
