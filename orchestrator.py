@@ -108,27 +108,35 @@ class Orchestrator:
             status, reason = Status.ERROR, f"internal error: {e!r}"
             self.record("error", message=traceback.format_exc())
         status, reason, judged = self._verdict(status, reason)
+        result = self._result(status, reason, judged, time.monotonic() - start)
+        self.record("end", status=status.value, reason=reason)
+        self.log.write_result(result)
+        self.log.close()
+        self._tidy()
+        self.say(f"Result: {status.value} ({reason}) after {self.state.step} steps. Log: {self.run_dir / 'transcript.jsonl'}")
+        return result
+
+    def _result(self, status: Status, reason: str, judged: dict, seconds: float) -> dict:
+        """result.json: what the run ended with, and what it cost."""
         s = self.state
-        result = {
+        return {
             "task_id": self.run_dir.name, "task": self.task.id, "task_source": self.task.source,
             "run_dir": str(self.run_dir), "status": status.value, "reason": reason,
             "steps": s.step, "invalid_replies": s.invalid_total, "finish_accepted": s.finish_accepted,
             "last_test_run": TestRun.from_event(s.last_run).to_dict() if s.last_run else None,
             **judged, "own_tests": s.own_tests, "tokens": s.tokens,
-            "seconds": {**{k: round(v, 2) for k, v in s.seconds.items()}, "total": round(time.monotonic() - start, 2)},
+            "seconds": {**{k: round(v, 2) for k, v in s.seconds.items()}, "total": round(seconds, 2)},
             "backend": self.backend.name, "model": self.backend.model, "protocol": self.protocol,
             "sandbox": self.sandbox.confinement.layer,
         }
-        self.record("end", status=status.value, reason=reason)
-        self.log.write_result(result)
-        self.log.close()
-        for stage in self.run_dir.glob("*/stage"):  # what test code left (a full disk, say) goes; reports stay
+
+    def _tidy(self) -> None:
+        """What test code left in the run's copies (a full disk, say) goes; the reports stay."""
+        for stage in self.run_dir.glob("*/stage"):
             for entry in stage.iterdir():
                 if entry.name != "report.xml":
                     isolation.remove_tree(entry)
         isolation.remove_tree(self.run_dir / "proof")
-        self.say(f"Result: {status.value} ({reason}) after {s.step} steps. Log: {self.run_dir / 'transcript.jsonl'}")
-        return result
 
     def _turn(self) -> None:
         self._fit_context()
