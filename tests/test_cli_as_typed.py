@@ -42,8 +42,8 @@ def clone(scratch) -> Path:
     return copy_repository(scratch / "tdd-agent")
 
 
-def user(clone: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
+def user(clone: Path, *args: str, timeout: float = 300, env: dict = None) -> subprocess.CompletedProcess:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}, **(env or {})}
     return subprocess.run([sys.executable, "run_task.py", *args], cwd=clone, capture_output=True, text=True,
                           env=env, timeout=timeout)
 
@@ -146,12 +146,14 @@ def test_the_gates_rerun_that_rewrites_a_protected_test_is_not_solved(clone, lay
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="only root runs the tests as another user")
-def test_root_without_bubblewrap_in_a_private_folder(scratch):
+@pytest.mark.parametrize("namespaces", ["true", "false"])  # false: a container where unshare fails too
+def test_root_without_bubblewrap_in_a_private_folder(scratch, namespaces):
     private = scratch / "home"
     private.mkdir(mode=0o700)
     clone = copy_repository(private / "tdd-agent")
     with FakeKoboldCpp(SOLVE_FIZZBUZZ) as server:
-        proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", server.url, "--isolation", "basic")
+        proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", server.url, "--isolation", "basic",
+                    env={"AGENT_SANDBOX_NAMESPACES": namespaces})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert result(clone, "fizzbuzz")["status"] == "solved"
     assert (private.stat().st_mode & 0o777) == 0o700  # the user's folders keep their permissions

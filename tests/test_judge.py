@@ -15,20 +15,18 @@ import pytest
 
 import isolation
 from config import SandboxConfig
-from conftest import ROOT
+from conftest import LAYERS, ROOT, layer_sandbox
 from judge import run_judged
 from sandbox import Sandbox
 from tasks import load_task
 
 ROOT_USER = os.getuid() == 0
-LAYERS = ["basic"] + (["basic+namespaces"] if isolation.unshare_works() else []) + (["bwrap"] if isolation.bwrap_works() else [])
 LIMITS = dict(timeout=20, cpu_seconds=10, memory_mb=1024, file_size_mb=32, max_processes=48)
 
 
 @pytest.fixture(scope="module", params=LAYERS)
 def sandbox(request):
-    layer = request.param.split("+")[0]
-    return Sandbox(SandboxConfig(isolation=layer, namespaces="namespaces" in request.param, **LIMITS))
+    return layer_sandbox(request.param, **LIMITS)
 
 
 def _write(folder: Path, files: dict[str, str], dedent: bool = True) -> None:

@@ -16,18 +16,16 @@ import pytest
 
 import isolation
 from config import SandboxConfig
-from conftest import ROOT
-from sandbox import Sandbox, parse_junit
+from conftest import LAYERS, ROOT, layer_sandbox
+from sandbox import parse_junit
 
 ROOT_USER = os.getuid() == 0
-LAYERS = ["basic"] + (["basic+namespaces"] if isolation.unshare_works() else []) + (["bwrap"] if isolation.bwrap_works() else [])
 LIMITS = dict(timeout=6, cpu_seconds=3, memory_mb=1024, file_size_mb=32, max_processes=48)
 
 
 @pytest.fixture(scope="module", params=LAYERS)
 def sandbox(request):
-    layer = request.param.split("+")[0]
-    return Sandbox(SandboxConfig(isolation=layer, namespaces="namespaces" in request.param, **LIMITS))
+    return layer_sandbox(request.param, **LIMITS)
 
 
 def isolated(sandbox) -> bool:
