@@ -281,8 +281,8 @@ def test_planted_bytecode_never_stands_in_for_a_protected_test(agent):
                              action("write_file", path="stats.py", content=BAD_STATS + "\n"), action("run_tests"),
                              action("finish", summary="done")], "--max-steps", "5")
     runs = run.of_type("test_run")
-    assert all(not r["ok"] and r["failed"] >= 1 for r in runs), [r["output"] for r in runs]
-    assert runs[0]["outcome"] == "tampered" and "__pycache__/test_stats" in runs[0]["output"]
+    assert all(not r["ok"] and r["outcome"] == "tampered" for r in runs), [r["output"] for r in runs]
+    assert "__pycache__/test_stats" in runs[0]["output"]
     assert not (run.run_dir / "workspace" / "__pycache__").exists()
     assert run.result["status"] != "solved"
 
