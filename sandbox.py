@@ -350,22 +350,20 @@ class Sandbox:
         return f"{self.confinement.describe()}; interpreter {self.python}"
 
     def run_pytest(self, source: Path, scratch: Path, network: Optional[bool] = None,
-                   targets: tuple[str, ...] = (), trusted: Optional[dict[str, str]] = None,
-                   drop_setup: bool = False) -> TestRun:
+                   targets: tuple[str, ...] = (), trusted: Optional[dict[str, str]] = None) -> TestRun:
         """One pytest run on a fresh copy of `source`, and what that run may prove.
 
         The copy is what test code can touch: the files the agent keeps never change under a test,
         and nothing a run leaves behind (bytecode, a deleted file, a chmod) reaches the next run.
         `trusted` files (the task's own tests: path -> content) are laid over the copy and must be
-        byte-identical after the run; with `drop_setup`, pytest set-up files that are not trusted
-        are left out. A run during which test code changed a trusted file, created or changed a
+        byte-identical after the run. A run during which test code changed a trusted file, created or changed a
         pytest set-up file, or planted bytecode is `tampered`: it proves nothing. A run whose
         sandbox never started is `not_run`. `scratch` keeps the log beside it, out of the tests' reach."""
         trusted = trusted or {}
         scratch.mkdir(parents=True, exist_ok=True)
         stage = self.stage(scratch)
         workdir = stage / "workspace"
-        copy_files(source, workdir, drop_setup=drop_setup, keep=set(trusted))
+        copy_files(source, workdir)
         for rel, content in trusted.items():
             put_file(workdir, rel, content)
         before = setup_files(workdir)
@@ -424,16 +422,13 @@ def is_test_file(rel: str) -> bool:
     return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
-def copy_files(source: Path, dest: Path, drop_setup: bool = False, keep: set[str] = frozenset()) -> None:
+def copy_files(source: Path, dest: Path) -> None:
     """Copy regular files and symlinks (as links, never followed); caches are left out."""
     dest.mkdir(parents=True)
     for folder, dirs, names in os.walk(source):
         dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS]
         rel_folder = Path(folder).relative_to(source)
         for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            rel = (rel_folder / name).as_posix()
-            if drop_setup and name in PYTEST_SETUP_FILES and rel not in keep:
-                continue
             src, target = Path(folder) / name, dest / rel_folder / name
             target.parent.mkdir(parents=True, exist_ok=True)
             if src.is_symlink():
