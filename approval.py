@@ -71,8 +71,8 @@ class Approval:
         self.seen = set(start.items())  # (path, content) a person let run; the task's own files are no model code
         self.last = dict(start)  # what each file held in the latest run let go: the diff's other side
         self.ask, self.decider, self.block = ask, decider, block
-        self.console = console or Console(highlight=False)
-        self.read = read or self.console.input
+        self.console = console or Console(highlight=False, markup=False)
+        self.read = read or (lambda prompt: self.console.input(prompt, markup=False))  # "[y/N]" is no markup
 
     def check(self, purpose: str, files: dict[str, bytes]) -> dict:
         """One test run about to start: the `approval` event (purpose, files, diff, answer,

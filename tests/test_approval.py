@@ -110,7 +110,7 @@ def typed_in_a_terminal(clone: Path, args: list[str], answers: list[str], env: d
     proc = subprocess.Popen([sys.executable, "run_task.py", *args], cwd=clone, stdin=slave, stdout=slave,
                             stderr=slave, env=env, start_new_session=True)
     os.close(slave)
-    raw, typed, deadline = b"", 0, time.monotonic() + 300
+    raw, typed, deadline = b"", 0, time.monotonic() + 120
     try:
         while time.monotonic() < deadline:
             ready, _, _ = select.select([master], [], [], 1)
