@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from typing import ClassVar, Literal, Optional
+from typing import Literal, Optional
 
 import httpx
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 import actions as act
 import llm_client
@@ -65,6 +65,7 @@ class SystemOne:
     def __init__(self, url: str, timeout: float):
         self.url = url.rstrip("/") + "/v1/systemone"
         self.timeout = timeout
+        self.http = httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)))
 
     def ask(self, situation: str) -> Note:
         start = time.monotonic()
@@ -76,7 +77,7 @@ class SystemOne:
 
     def _answer(self, situation: str) -> tuple[str, float]:
         body = {"model": DECIDER_MODEL, "state": situation, "questions": {"q": QUESTION}}
-        response = httpx.post(self.url, json=body, timeout=httpx.Timeout(self.timeout, connect=min(self.timeout, 5.0)))
+        response = self.http.post(self.url, json=body)
         if response.status_code != 200:
             raise ValueError(f"HTTP {response.status_code} from {self.url}")
         try:
@@ -97,20 +98,24 @@ def _reason(error: Exception, timeout: float) -> str:
     return str(error)[:200] or type(error).__name__
 
 
-class Answer(act._Action):
+class Answer(BaseModel):
     """Answer the question with the number of the option that fits."""
-    action: Literal["answer"]
+    model_config = ConfigDict(extra="ignore")  # a native tool call comes back with a thought
+    action: Literal["answer"]  # fixed by the constraint: the model writes only the choice
     choice: Literal["1", "2"] = Field(description="The number of the option that fits.")
-    example: ClassVar[dict] = {"choice": "1 or 2"}
+
+    @classmethod
+    def tag(cls) -> str:
+        return "answer"
 
 
 ANSWER_FORMAT = llm_client.ActionFormat((Answer,))
 
 
 class CodingModel:
-    """Without a decision model, the coding model answers the same question: no probability,
-    one choice, constrained and validated like its actions (it judges code it wrote itself,
-    so its note is labelled as such)."""
+    """Without a decision model, the coding model answers the same question: no probability, one
+    field, constrained (grammar, schema or tool, from Answer by the same functions as the actions)
+    and validated like its actions. It judges code it wrote itself, so its note says so."""
 
     source = "coding model"
 
@@ -119,8 +124,8 @@ class CodingModel:
 
     def ask(self, situation: str) -> Note:
         options = "\n".join(f"{k}: {v}" for k, v in QUESTION["criteria"].items())
-        messages = [{"role": "system", "content": "You answer one question about code with one JSON object: "
-                                                  + Answer.example_json()},
+        messages = [{"role": "system", "content": 'You answer one question about code with one JSON object: '
+                                                  '{"action": "answer", "choice": "1 or 2"}'},
                     {"role": "user", "content": f"{situation}\n\n{QUESTION['instructions']}\n{options}"}]
         start = time.monotonic()
         try:

@@ -300,6 +300,9 @@ class FakeSystemOne(ScriptedServer):
     def route(self, method, path, body):
         if method != "POST" or path != "/v1/systemone":
             return 404, {"detail": "Not Found"}
+        problem = _missing(body, {"model": str, "state": str, "questions": dict})
+        if problem:
+            return 400, {"detail": problem}
         item = self.next_reply()
         item = {"choice": "1", "p": 0.05} if "text" in item else item  # the script ran out
         if "status" in item:
@@ -307,7 +310,10 @@ class FakeSystemOne(ScriptedServer):
         if "raw" in item:
             return 200, item["raw"]
         p = item["p"]
-        return 200, {"answers": {"q": {"choice": item["choice"], "probabilities": {"1": round(1 - p, 4), "2": p}}}}
+        answer = {"type": "choice", "choice": item["choice"], "probabilities": {"1": round(1 - p, 4), "2": p},
+                  "confidence": round(abs(2 * p - 1), 4)}
+        return 200, {"model": body["model"], "answers": {"q": answer},
+                     "usage": {"input_tokens": len(body["state"]) // 4, "output_tokens": 0}}
 
 
 def action(name: str, thought: str = "next step", **fields: str) -> str:

@@ -67,7 +67,7 @@ def test_a_decider_that_fails_gives_no_answer_and_never_raises(script, timeout, 
 
 
 def test_without_a_decider_the_coding_model_answers_through_the_grammar():
-    answers = [json.dumps({"thought": "it deletes a folder outside", "action": "answer", "choice": "2"}),
+    answers = [json.dumps({"action": "answer", "choice": "2"}),
                "I think this is fine."]  # prose: not an answer
     with FakeKoboldCpp(answers) as server:
         backend = llm_client.connect(Config(server=server.url), True)
@@ -76,7 +76,8 @@ def test_without_a_decider_the_coding_model_answers_through_the_grammar():
     assert look.line() == "coding model: LOOK CLOSELY" and look.probability is None
     assert prose.label.startswith("no answer (") and prose.source == "coding model"
     grammar = server.bodies("/v1/chat/completions")[0]["grammar"]
-    assert '"\\"choice\\"" ws ":" ws ("\\"1\\"" | "\\"2\\"")' in grammar  # only the two options can be written
+    assert grammar.startswith('root ::= answer\nanswer ::= "{" ws "\\"action\\"" ws ":" ws "\\"answer\\"" ws "," ws '
+                              '"\\"choice\\"" ws ":" ws ("\\"1\\"" | "\\"2\\"") ws "}"')  # one field: the choice
 
 
 # -- what is shown before a run ------------------------------------------------------------------
@@ -171,8 +172,8 @@ def test_no_then_yes_in_a_terminal_with_a_decision_model(clone):
 
 def test_declining_the_judged_tests_is_never_solved(clone):
     """No --decider: the coding model answers the question (one answer per test run, in order)."""
-    routine = json.dumps({"thought": "it only tests", "action": "answer", "choice": "1"})
-    look = json.dumps({"thought": "unsure", "action": "answer", "choice": "2"})
+    routine = json.dumps({"action": "answer", "choice": "1"})
+    look = json.dumps({"action": "answer", "choice": "2"})
     script = SOLVE_FIZZBUZZ[:3] + [routine] + SOLVE_FIZZBUZZ[3:] + [routine, look]
     with FakeKoboldCpp(script) as model:
         code, screen, _ = typed_in_a_terminal(clone, ["--task", "example_tasks/fizzbuzz.txt", "--server", model.url,
