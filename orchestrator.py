@@ -280,7 +280,7 @@ class Orchestrator:
         source = self.run_dir / "proof" / "start"
         isolation.remove_tree(source.parent)
         proof = {**start, **{rel: self.workspace.read_bytes(rel).decode("utf-8", "replace") for rel in own}}
-        declined = self._approved("your own tests on the task's starting files (do they test the change?)",
+        declined = self._approved("the model's own tests on the task's starting files (do they test the change?)",
                                   {rel: content.encode("utf-8") for rel, content in proof.items()})
         if declined:
             return declined
