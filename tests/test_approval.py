@@ -3,6 +3,7 @@ decision model's note, from a scripted /v1/systemone server or from the coding m
 from __future__ import annotations
 
 import fcntl
+import io
 import json
 import os
 import re
@@ -15,12 +16,17 @@ import time
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 import approval
 import decider as dm
 import llm_client
-from config import Config
-from fake_servers import FakeKoboldCpp, FakeSystemOne, action, free_port
+from config import Config, SandboxConfig
+from conftest import ROOT
+from fake_servers import FakeKoboldCpp, FakeSystemOne, ScriptedBackend, action, free_port
+from orchestrator import Orchestrator
+from sandbox import Sandbox
+from tasks import load_task
 from test_cli_as_typed import SOLVE_FIZZBUZZ, copy_repository, result, user
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -231,3 +237,33 @@ def test_a_decider_that_is_down_does_not_stop_the_run(clone):
                     "--decider", f"http://127.0.0.1:{free_port()}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("decision model: no answer (nothing answers there)") == 3
+
+
+# -- every test run asks, in-process -------------------------------------------------------------
+
+def test_a_nudges_run_and_the_own_tests_proof_ask_too(scratch):
+    task = load_task(ROOT / "example_tasks" / "stats")
+    good = (ROOT / "tests" / "solutions" / "stats" / "stats.py").read_text()
+    own = "from stats import median\n\ndef test_even():\n    assert median([4, 1, 3, 2]) == 2.5\n"
+    script = ["I am done.", action("write_file", path="stats.py", content=good),
+              action("write_file", path="test_more.py", content=own), action("run_tests"),
+              action("finish", summary="fixed"), action("finish", summary="fixed")]
+    typed = iter(["n", "busy", "y", "n", "", "y", "y", "y"])
+    asks = approval.Approval({rel: text.encode() for rel, text in task.spec.files.items()}, ask=True, decider=None,
+                             block=None, console=Console(file=io.StringIO()), read=lambda prompt: next(typed))
+    run_dir = scratch / "runs" / "stats"
+    run_dir.mkdir(parents=True)
+    orchestrator = Orchestrator(task, ScriptedBackend(script), Sandbox(SandboxConfig(timeout=30)),
+                                Config(runs_dir=str(scratch / "runs")), run_dir, say=lambda line: None, approval=asks)
+    res = orchestrator.run()
+    lines = (run_dir / "transcript.jsonl").read_text().splitlines()
+    asked = [e for e in map(json.loads, lines) if e["type"] == "approval"]
+    assert [(e["purpose"].split(" (")[0], e["answer"]) for e in asked] == [
+        ("a nudge", "no"), ("the model's run_tests", "yes"), ("the model's own tests on the task's starting files", "no"),
+        ("the model's own tests on the task's starting files", "yes"), ("the task's hidden tests, judged", "yes"),
+        ("the task's protected tests, judged", "yes")]
+    said = [e["text"] for e in map(json.loads, lines) if e["type"] == "observation"]
+    assert "I did not run the tests for you: the user declined to run the tests: busy." in said[0]
+    assert said[4] == "finish refused: the user declined to run the tests"
+    assert res["status"] == "solved" and res["own_tests"]["proved"] is True
+    assert len([e for e in map(json.loads, lines) if e["type"] == "test_run"]) == 1  # the declined ones never ran
