@@ -175,14 +175,17 @@ ws ::= " "?
 
 def gbnf(actions: tuple[type[_Action], ...]) -> str:
     """A llama.cpp grammar: exactly one JSON object, fields in model order, at most one space
-    between tokens (unbounded whitespace lets small models pad until max_tokens)."""
+    between tokens (unbounded whitespace lets small models pad until max_tokens). A Literal field
+    (the action's tag, a choice) takes only its values; every other field is a string."""
     rules = []
     for model in actions:
         parts = ['"{" ws']
         for i, name in enumerate(model.model_fields):
             if i:
                 parts.append('"," ws')
-            value = f'"\\"{model.tag()}\\""' if name == "action" else "string"
+            choices = typing.get_args(model.model_fields[name].annotation)  # a Literal: one of its values
+            value = " | ".join(f'"\\"{c}\\""' for c in choices) if choices else "string"
+            value = f"({value})" if len(choices) > 1 else value
             parts.append(f'"\\"{name}\\"" ws ":" ws {value} ws')
         parts.append('"}"')
         rules.append(f"{model.tag().replace('_', '')} ::= {' '.join(parts)}")

@@ -65,6 +65,9 @@ class Config(BaseModel):
     prove_tests: bool = Field(True, description="Before finish is accepted, run the model's own new or changed tests on the task's starting files; if none fails there, refuse finish once (they do not test the change). A task may turn it off.")
     max_nudges: int = Field(2, ge=0, description="Times the agent runs the tests for a model that stopped without finish before giving up.")
     runs_dir: str = Field("runs", description="Folder that holds one folder per run.")
+    decider: Optional[str] = Field(None, description="URL of a decision model with the /v1/systemone API (e.g. Jeff, http://127.0.0.1:18766): before each test run it notes whether a person should look at the code first. Empty: no note (with --approve the coding model answers instead).")
+    decider_block: Optional[float] = Field(None, ge=0, le=1, description="Refuse a test run without asking when the decision model's probability of 'look closely' is above this. Empty: the note only advises.")
+    decider_timeout: float = Field(20.0, gt=0, description="Seconds to wait for the decision model's note; after that it says 'no answer' and the run goes on.")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
 
     def server_url(self) -> str:
@@ -128,8 +131,7 @@ def _env_settings(environ: Mapping[str, str], model: Optional[type[BaseModel]] =
                   loc: tuple[str, ...] = ()) -> dict[str, Any]:
     """The settings named by AGENT_* variables, as strings for pydantic to parse. One rule for
     every field (env_name); a section such as sandbox contributes its fields, not itself. An
-    empty variable counts as unset; AGENT_* names that are no setting are ignored (AGENT_DECIDER
-    is kept for a future decision-model client)."""
+    empty variable counts as unset; AGENT_* names that are no setting are ignored."""
     found: dict[str, Any] = {}
     for name, field in (model or Config).model_fields.items():
         kind = field.annotation

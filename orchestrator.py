@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import actions as act
+import approval as approval_
 import prompts
 import verdict
 from config import Config
@@ -47,10 +48,11 @@ def _short(text: str, limit: int = 160) -> str:
 
 class Orchestrator:
     def __init__(self, task: Task, backend: Backend, sandbox: Sandbox, config: Config, run_dir: Path,
-                 say: Callable[[str], None] = print, resume: bool = False):
-        """A new run in the empty folder run_dir, or (resume) the continuation of the run there."""
+                 say: Callable[[str], None] = print, resume: bool = False, approval: Optional[approval_.Approval] = None):
+        """A new run in the empty folder run_dir, or (resume) the continuation of the run there.
+        approval: asked before every test run of the model's code (None: nothing to ask)."""
         self.task, self.backend, self.sandbox, self.config = task, backend, sandbox, config
-        self.run_dir, self.say, self.resume = run_dir, say, resume
+        self.run_dir, self.say, self.resume, self.approval = run_dir, say, resume, approval
         self.enabled = act.ALL_ACTIONS if config.edit_actions else act.BASE_ACTIONS
         self.format = ActionFormat(self.enabled)
         self.protocol = backend.pick_protocol()
@@ -182,6 +184,10 @@ class Orchestrator:
     def _nudge(self, error: str) -> None:
         if self.state.nudges > self.config.max_nudges:
             raise RunEnded(Status.UNSOLVED, f"the model stopped without finish {self.state.nudges} times")
+        declined = self._approved("a nudge (the model stopped without an action)")
+        if declined:
+            self._observe(prompts.nudge_declined(error, declined))
+            return
         run = self._run_tests()
         self._observe(prompts.nudge(error, run.output, run.ok))
 
@@ -196,7 +202,7 @@ class Orchestrator:
             if last and before == last.get("workspace_state") and last["outcome"] != "not_run":
                 return (prompts.nothing_changed_since_tests(last["step"], last["output"]),
                         "the tests were re-run with no change since the last run", before)
-            return self._run_tests().output, None, before
+            return self._approved("the model's run_tests") or self._run_tests().output, None, before
         if isinstance(action, act.Finish):
             return self._finish(action, before), None, before
         if isinstance(action, act.ReadFile) and self.reads.get(action.path) == before:
@@ -209,6 +215,15 @@ class Orchestrator:
         if isinstance(action, (act.ReadFile, act.ListFiles)):
             return observation, None, before
         return observation, "the same content was written again" if same else None, self.workspace.state()
+
+    def _approved(self, purpose: str, files: Optional[dict[str, bytes]] = None) -> Optional[str]:
+        """The one hook before the model's code runs (every test run, judged ones too): None when
+        it may run, else why not (the user said no, or the decision model's note was above
+        --decider-block). Each ask is an `approval` event. files: what will run (the workspace)."""
+        if self.approval is None:
+            return None
+        event = self.record("approval", **self.approval.check(purpose, self.workspace.snapshot() if files is None else files))
+        return approval_.declined(event)
 
     def _run_tests(self) -> TestRun:
         """Every test run goes through here: on a fresh copy of the workspace, with the task's
@@ -236,8 +251,10 @@ class Orchestrator:
         if restored:
             reason = prompts.protected_changed(restored)
         elif last is None or state != last.get("workspace_state"):
-            run = self._run_tests()
-            reason = None if run.ok else prompts.tests_fail_now(run.output)
+            reason = self._approved("the finish gate (files changed since the last run)")
+            if reason is None:
+                run = self._run_tests()
+                reason = None if run.ok else prompts.tests_fail_now(run.output)
         elif not last["ok"]:
             reason = prompts.latest_run_red(TestRun.from_event(last).counts(), last["outcome"])
         else:
@@ -262,7 +279,12 @@ class Orchestrator:
             return None
         source = self.run_dir / "proof" / "start"
         isolation.remove_tree(source.parent)
-        for rel, content in {**start, **{rel: self.workspace.read_bytes(rel).decode("utf-8", "replace") for rel in own}}.items():
+        proof = {**start, **{rel: self.workspace.read_bytes(rel).decode("utf-8", "replace") for rel in own}}
+        declined = self._approved("the model's own tests on the task's starting files (do they test the change?)",
+                                  {rel: content.encode("utf-8") for rel, content in proof.items()})
+        if declined:
+            return declined
+        for rel, content in proof.items():
             put_file(source, rel, content)
         run = self.sandbox.run_pytest(source, self.run_dir / "proof" / "sandbox", targets=tuple(own), trusted=self.protected)
         failed = run.failed + run.errors if run.outcome == "completed" else None
@@ -285,6 +307,11 @@ class Orchestrator:
                 judged[name] = verdict.not_run("the run was interrupted")
                 continue
             try:
+                declined = self._approved(f"the task's {name}, judged")
+                if declined:
+                    judged[name] = verdict.not_run(declined)
+                    self.say(f"{name.capitalize()}: not run ({declined})")
+                    continue
                 result, output, seconds = verdict.judge(self.sandbox, self.workspace.root, tests,
                                                         self.run_dir / name.split()[0])
             except KeyboardInterrupt:

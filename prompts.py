@@ -43,6 +43,11 @@ def nudge(error: str, test_output: str, green: bool) -> str:
     return f"You stopped without an action. {error}\nI ran the tests for you:\n{test_output}\n\n{verdict}"
 
 
+def nudge_declined(error: str, why: str) -> str:
+    return (f"You stopped without an action. {error}\nI did not run the tests for you: {why}.\n\n"
+            "Keep working; reply with the finish action when the task is done.")
+
+
 def nothing_changed_since_tests(step: int, output: str) -> str:
     return f"Nothing changed since the test run at step {step}; its result:\n{output}"
 

@@ -12,6 +12,7 @@ import typing
 from pathlib import Path
 from typing import Optional
 
+import approval
 import llm_client
 from config import Config, ConfigError, SandboxConfig, load_config
 from orchestrator import Orchestrator
@@ -37,6 +38,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--runs-dir", help="folder that holds the run folders (default runs)")
     p.add_argument("--sandbox-python", help="interpreter that runs the tests (needs pytest)")
     p.add_argument("--isolation", choices=choices(SandboxConfig, "isolation"), help="sandbox layer")
+    person = p.add_argument_group("a person in control (before the model's code runs in a test run)")
+    person.add_argument("--approve", action="store_true",
+                        help="show what changed and ask `run the tests? [y/N]` before every test run (needs a terminal)")
+    person.add_argument("--decider", metavar="URL",
+                        help="decision model with the /v1/systemone API (e.g. Jeff) that notes before every test run "
+                             "whether to look closely (env AGENT_DECIDER)")
+    person.add_argument("--decider-block", type=float, metavar="P",
+                        help="refuse a test run without asking when the decision model's probability is above P")
     return p
 
 
@@ -68,6 +77,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parser().parse_args(argv)
     overrides = {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
                  "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
+                 "decider": args.decider, "decider_block": args.decider_block,
                  "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
     cwd = Path.cwd()  # every path the user gives is relative to it, as in the shell
     task_path, resume = (cwd / p if p else None for p in (args.task, args.resume))
@@ -76,6 +86,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         config, server_named = load_config(cwd / args.config if args.config else None, overrides, task=task.settings())
     except ConfigError as e:
         return fail(str(e), 2)
+    refused = approval.refusal(args.approve, sys.stdin.isatty(), config)
+    if refused:
+        return fail(refused, 2)
     try:
         backend = llm_client.connect(config, server_named)
     except llm_client.BackendError as e:
@@ -85,7 +98,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         run_dir = resume or new_run_dir(Path(config.runs_dir), args.run_id or task.id)
     except (SandboxError, OSError) as e:
         return fail(str(e), 2)
-    result = Orchestrator(task, backend, sandbox, config, run_dir, resume=bool(resume)).run()
+    asks = approval.build(args.approve, config, backend, task.spec.files)
+    result = Orchestrator(task, backend, sandbox, config, run_dir, resume=bool(resume), approval=asks).run()
     print(f"Run folder: {run_dir}")
     return 0 if result["status"] == "solved" else 1
 

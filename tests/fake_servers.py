@@ -285,6 +285,37 @@ class FakeOllama(ScriptedServer):
         return 404, {"error": "404 page not found"}
 
 
+class FakeSystemOne(ScriptedServer):
+    """A scripted stand-in for a decision model's `/v1/systemone` server (Jeff's API), NOT a
+    model: each request gets the next scripted answer, so a test can make the decider say
+    routine, look closely, answer late or answer garbage on purpose. A scripted answer is a dict:
+      {"choice": "1", "p": 0.05}     the answer to question q: that choice, p for option "2"
+      {"delay": 5, ...}              the answer comes after that many seconds
+      {"status": 500}                this HTTP status instead
+      {"raw": b"..."}                this body instead of JSON (a malformed reply)
+    When the script runs out it keeps answering routine (0.05). Requests are kept in .requests."""
+
+    kind = "systemone"
+
+    def route(self, method, path, body):
+        if method != "POST" or path != "/v1/systemone":
+            return 404, {"detail": "Not Found"}
+        problem = _missing(body, {"model": str, "state": str, "questions": dict})
+        if problem:
+            return 400, {"detail": problem}
+        item = self.next_reply()
+        item = {"choice": "1", "p": 0.05} if "text" in item else item  # the script ran out
+        if "status" in item:
+            return item["status"], {"detail": "scripted failure"}
+        if "raw" in item:
+            return 200, item["raw"]
+        p = item["p"]
+        answer = {"type": "choice", "choice": item["choice"], "probabilities": {"1": round(1 - p, 4), "2": p},
+                  "confidence": round(abs(2 * p - 1), 4)}
+        return 200, {"model": body["model"], "answers": {"q": answer},
+                     "usage": {"input_tokens": len(body["state"]) // 4, "output_tokens": 0}}
+
+
 def action(name: str, thought: str = "next step", **fields: str) -> str:
     """A scripted model reply in our action format."""
     return json.dumps({"thought": thought, "action": name, **fields})

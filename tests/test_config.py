@@ -14,7 +14,9 @@ TOP = {"server": ("http://10.0.0.2:8080", "http://10.0.0.2:8080"), "backend": ("
        "context_size": ("8192", 8192), "max_steps": ("5", 5), "max_tokens": ("512", 512),
        "temperature": ("0.7", 0.7), "request_timeout": ("90.5", 90.5), "retries": ("0", 0),
        "max_invalid_replies": ("7", 7), "thinking": ("false", False), "edit_actions": ("no", False),
-       "stuck_limit": ("9", 9), "max_nudges": ("0", 0), "prove_tests": ("false", False), "runs_dir": ("/tmp/r", "/tmp/r")}
+       "stuck_limit": ("9", 9), "max_nudges": ("0", 0), "prove_tests": ("false", False), "runs_dir": ("/tmp/r", "/tmp/r"),
+       "decider": ("http://127.0.0.1:18766", "http://127.0.0.1:18766"), "decider_block": ("0.9", 0.9),
+       "decider_timeout": ("2.5", 2.5)}
 SANDBOX = {"python": ("/usr/bin/python3", "/usr/bin/python3"), "conda_env": ("agent-sandbox", "agent-sandbox"),
            "isolation": ("basic", "basic"), "namespaces": ("false", False), "network": ("true", True), "timeout": ("30", 30.0),
            "cpu_seconds": ("10", 10), "memory_mb": ("512", 512), "file_size_mb": ("8", 8),
@@ -76,10 +78,17 @@ def test_invalid_values_elsewhere_name_their_source(config_file):
 
 
 def test_unknown_and_empty_variables_are_ignored(config_file):
-    environ = {"AGENT_DECIDER": "http://127.0.0.1:18766", "AGENT_NO_SUCH": "1", "AGENT_SANDBOX": "x",
+    environ = {"AGENT_NO_SUCH": "1", "AGENT_SANDBOX": "x",
                "AGENT_SANDBOX_NO_SUCH": "1", "AGENT_SERVER": "", "AGENT_CONTEXT_SIZE": ""}
     config, server_named = load_config(config_file({}), environ=environ)
     assert config == with_absolute_paths(Config(), Path.cwd()) and not server_named
+
+
+def test_agent_decider_names_the_decision_model(config_file):
+    config, _ = load_config(config_file({}), environ={"AGENT_DECIDER": "http://127.0.0.1:18766", "AGENT_DECIDER_BLOCK": "0.9"})
+    assert (config.decider, config.decider_block) == ("http://127.0.0.1:18766", 0.9)
+    with pytest.raises(ConfigError, match=r"AGENT_DECIDER_BLOCK='2'"):
+        load_config(config_file({}), environ={"AGENT_DECIDER_BLOCK": "2"})
 
 
 def test_the_written_config_names_the_rule():
