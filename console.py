@@ -5,6 +5,7 @@ made visible, so it can neither style the output nor move the cursor."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import time
@@ -37,8 +38,12 @@ def counts(run: dict) -> str:
 
 
 def make_console(stderr: bool = False, quiet: bool = False) -> Console:
-    """No wrapping at the terminal's width: lines are whole in a log file too."""
-    return Console(stderr=stderr, quiet=quiet, soft_wrap=True, highlight=False, emoji=False)
+    """No wrapping at the terminal's width: lines are whole in a log file too (where tables get
+    160 columns rather than rich's default 80)."""
+    console = Console(stderr=stderr, quiet=quiet, soft_wrap=True, highlight=False, emoji=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = 160
+    return console
 
 
 class Renderer:
@@ -214,16 +219,18 @@ def judged(value) -> str:
 
 def batch_table(summary: dict) -> Table:
     table = Table(title=f"Batch {short(summary.get('batch_id', ''), 80)}")
-    for column in ("task", "status", "reason", "steps", "invalid", "finish", "hidden", "tokens", "seconds"):
-        table.add_column(column, overflow="fold")
+    for column in ("task", "status", "steps", "invalid", "finish", "hidden", "tokens", "seconds"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("reason", overflow="fold", min_width=20)
     for run in summary["runs"]:
         run = run if isinstance(run, dict) else {}
         status = str(run.get("status", ""))
         table.add_row(short(run.get("task_id") or run.get("task") or "", 60),
                       Text(short(status, 20), style="green" if status == "solved" else "red"),
-                      short(run.get("reason") or "", 80), str(run.get("steps", "")), str(run.get("invalid_replies", "")),
+                      str(run.get("steps", "")), str(run.get("invalid_replies", "")),
                       "yes" if run.get("finish_accepted") else "no", judged(run.get("hidden_tests")),
-                      f"{replay.total(run.get('tokens')):.0f}", f"{replay.total(run.get('seconds')):.1f}")
+                      f"{replay.total(run.get('tokens')):.0f}", f"{replay.total(run.get('seconds')):.1f}",
+                      short(run.get("reason") or "", 120))
     totals = summary.get("totals") if isinstance(summary.get("totals"), dict) else {}
     table.caption = ", ".join(f"{k} {short(v, 20)}" for k, v in totals.items() if not isinstance(v, (dict, list)))
     return table

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Iterable, Optional
@@ -235,11 +236,20 @@ def compare(batches: list[tuple[str, dict]]) -> tuple[list[str], list[list[Optio
     return list(tasks), list(tasks.values()), [batch_totals(s) for _, s in batches]
 
 
-def compare_page(batches: list[tuple[str, dict]]) -> str:
+def compare_page(batches: list[tuple[str, dict]], links: list[str]) -> str:
+    """links: each batch's folder, relative to the page (a run's status links to its page)."""
     names, cells, totals = compare(batches)
     headers = ["task", *(name for name, _ in batches)]
-    rows = [[e(task)] + [status_html(run.get("status")) + f' <span class="muted">{e(run.get("steps"))} steps</span>'
-                         if run else '<span class="muted">-</span>' for run in runs] for task, runs in zip(names, cells)]
+
+    def cell(run: Optional[dict], link: str) -> str:
+        if not run:
+            return '<span class="muted">-</span>'
+        status = status_html(run.get("status"))
+        if run.get("task_id"):
+            status = f'<a href="{e(link)}/{e(quote(str(run["task_id"])))}/report.html">{status}</a>'
+        return f'{status} <span class="muted">{e(run.get("steps"))} steps</span>'
+
+    rows = [[e(task)] + [cell(run, link) for run, link in zip(runs, links)] for task, runs in zip(names, cells)]
     total_rows = [[e(key)] + [e(t[key]) for t in totals] for key in totals[0]]
     body = (f"<h1>Comparison of {len(batches)} batches</h1><h2>Totals</h2>{table(['', *headers[1:]], total_rows, 'totals')}"
             f"<h2>Per task</h2>{table(headers, rows, 'compare')}")
@@ -285,7 +295,8 @@ def main_compare(paths: list[Path]) -> int:
         batches.append((str(summary.get("batch_id") or path.name), summary))
     console.make_console().print(compare_table(batches))
     out = paths[0].resolve().parent / "compare.html"
-    out.write_text(compare_page(batches), encoding="utf-8")
+    links = [quote(os.path.relpath(path.resolve(), out.parent)) for path in paths]
+    out.write_text(compare_page(batches, links), encoding="utf-8")
     print(f"Report: {out}")
     return 0
 
