@@ -55,10 +55,19 @@ class Renderer:
         self.files: Optional[replay.Files] = None
 
     def __call__(self, event: dict) -> None:
-        if self.files is None:
-            self.files = self._files(event)
-        change = self.files.apply(event)
-        for line in self.lines(event, change):
+        """Showing an event never stops a run: an event it cannot show is named instead."""
+        try:
+            if self.files is None:
+                self.files = self._files(event)
+            self._emit(self.lines(event, self.files.apply(event)))
+        except Exception as e:
+            try:
+                self._emit([Text(f"    (a {short(event.get('type'), 40)} event could not be shown: {short(repr(e))})")])
+            except Exception:
+                pass  # the output itself is gone (a closed pipe): the transcript still has everything
+
+    def _emit(self, lines: list[Text]) -> None:
+        for line in lines:
             if self.say:
                 self.say(line.plain)
             else:

@@ -4,14 +4,20 @@ from disk in a real browser (the system chromium, driven by playwright)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import tempfile
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
 from batches import FIZZBUZZ_NEVER_FIXED, FIZZBUZZ_RED_THEN_GREEN, STATS_FIXED, make_batch, play
+from fake_servers import FakeKoboldCpp
 from test_cli_as_typed import copy_repository, user
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
@@ -61,6 +67,43 @@ def test_a_run_that_ends_in_an_error_writes_its_page_too(clone):
     page = (clone / "runs" / "broken" / "report.html").read_text()
     assert json.loads((clone / "runs" / "broken" / "result.json").read_text())["status"] == "error"
     assert '<span class="bad status">error</span>' in page and "HTTP 500" in page
+
+
+def test_ctrl_c_writes_the_page_of_an_interrupted_run(clone):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
+    with FakeKoboldCpp([STATS_FIXED[0], {"delay": 120, "text": STATS_FIXED[1]}]) as server:
+        proc = subprocess.Popen([sys.executable, "run_task.py", "--task", "example_tasks/stats", "--server", server.url,
+                                 "--isolation", "basic", "--run-id", "stopped"], cwd=clone, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        transcript = clone / "runs" / "stopped" / "transcript.jsonl"
+        while not (transcript.exists() and '"step": 2, "type": "llm_request"' in transcript.read_text()):
+            assert proc.poll() is None
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, out + err
+    page = (clone / "runs" / "stopped" / "report.html").read_text()
+    assert '<span class="bad status">interrupted</span>' in page and 'id="step-1"' in page
+
+
+def test_an_event_of_a_newer_kind_is_shown_as_it_is(clone):
+    """Events this code does not know (e.g. another feature's `approval`) show their fields,
+    escaped, on the console and on the page."""
+    shutil.copytree(clone / "runs" / "fizzbuzz", clone / "runs" / "approved")
+    approval = {"t": 9.9, "step": 2, "type": "approval", "purpose": "write test_fizzbuzz.py",
+                "files": ["test_fizzbuzz.py"], "diff": "+<script>window.pwned = 3</script>", "answer": "yes",
+                "reason": "looks fine", "decider": {"label": "safe", "probability": 0.97, "seconds": 0.01}}
+    with open(clone / "runs" / "approved" / "transcript.jsonl", "a") as transcript:
+        transcript.write(json.dumps(approval) + "\n")
+    shown = user(clone, "--show", "runs/approved")
+    assert shown.returncode == 0 and shown.stderr == ""
+    assert ('    approval: purpose=write test_fizzbuzz.py, files=["test_fizzbuzz.py"], '
+            'diff=+<script>window.pwned = 3</script>, answer=yes, reason=looks fine, decider={"label": "safe", '
+            '"probability": 0.97, "seconds": 0.01}') in shown.stdout
+    assert user(clone, "--report", "runs/approved").returncode == 0
+    page = (clone / "runs" / "approved" / "report.html").read_text()
+    assert not [t for t, _ in Elements(page).tags if t == "script"]
+    assert "+&lt;script&gt;window.pwned = 3&lt;/script&gt;" in page and "<summary>approval</summary>" in page
 
 
 def test_report_rebuilds_a_run_and_a_batch_page(clone):
