@@ -17,24 +17,22 @@ from rich.table import Table
 from rich.text import Text
 
 import replay
+import verdict
 from runlog import read_transcript
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # and bidi overrides
 DIFF_LINES = 12  # a write's diff on the console; the HTML report has all of it
 
 
 def clean(text: str) -> str:
-    """Model text for a terminal: escape sequences and other control characters made visible."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Model text for a terminal: escape sequences, other control characters and bidi overrides
+    (which reorder what a line shows) made visible."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text)
 
 
 def short(text, limit: int = 160) -> str:
     text = " ".join(clean(str(text)).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def counts(run: dict) -> str:
-    return ", ".join(f"{run.get(k, 0)} {k}" for k in ("passed", "failed", "errors", "skipped"))
 
 
 def make_console(stderr: bool = False, quiet: bool = False) -> Console:
@@ -98,7 +96,7 @@ class Renderer:
         if kind == "observation":
             return [Text(f"    observation: {short(event.get('text', ''))}", style="dim")]
         if kind == "test_run":
-            return [Text(f"    tests: {event.get('outcome')}, {counts(event)} ({event.get('seconds') or 0:.1f} s)",
+            return [Text(f"    tests: {event.get('outcome')}, {verdict.counts(event)} ({event.get('seconds') or 0:.1f} s)",
                          style="green" if event.get("ok") else "red")]
         if kind == "finish_refused":
             return [Text(f"    finish refused: {short(event.get('reason', ''))}", style="yellow")]
@@ -113,7 +111,7 @@ class Renderer:
         if kind == "judged_tests":
             ok = event.get("ok")
             why = "" if ok else f" ({short(event.get('outcome', ''), 200)})"
-            return [Text(f"{str(event.get('suite', 'tests')).capitalize()}, judged: {counts(event)}{why}",
+            return [Text(f"{str(event.get('suite', 'tests')).capitalize()}, judged: {verdict.counts(event)}{why}",
                          style="bold green" if ok else "bold red")]
         if kind == "end":
             return [self._end(event)]
@@ -175,12 +173,13 @@ def show(path: Path, follow: bool = False, console: Optional[Console] = None) ->
 
 def replay_run(run_dir: Path, console: Console) -> int:
     render = Renderer(console, run_dir=run_dir)
-    for event in read_transcript(run_dir):
+    events = read_transcript(run_dir)
+    for event in events:
         render(event)
-    run = replay.read_run(run_dir)
-    if run.result:
-        console.print(totals_line(run.result), style="dim")
-    elif run.end is None:
+    result = replay.read_result(run_dir)
+    if result:
+        console.print(totals_line(result), style="dim")
+    elif not any(event["type"] == "end" for event in events):
         console.print("(the run has not ended: no end event yet; --follow keeps printing it)", style="yellow")
     return 0
 

@@ -23,6 +23,7 @@ class Change:
     before: Optional[str]
     after: str
     whole: bool = True  # False: an edit of a file whose text is not known; before/after are only its old/new
+    made: Optional[bool] = None  # what the observation said: written, or refused (None: not known yet)
 
     def diff(self, context: int = 3) -> list[str]:
         lines = difflib.unified_diff((self.before or "").splitlines(), self.after.splitlines(),
@@ -70,7 +71,9 @@ class Files:
 
     def settle(self, observation: str) -> None:
         change, self.pending = self.pending, None
-        if change and observation.startswith(DONE):
+        if change:
+            change.made = observation.startswith(DONE)
+        if change and change.made:
             if change.whole:
                 self.versions[change.path] = change.after
             else:
@@ -144,12 +147,15 @@ def read_run(folder: Path) -> Run:
             step.reply, step.action, step.change = event, parse_action(event), change
         else:
             step.events.append(event)
+    return Run(folder, events, [steps[n] for n in sorted(steps)], read_result(folder))
+
+
+def read_result(folder: Path) -> Optional[dict]:
     try:
         result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
-        result = result if isinstance(result, dict) else None
     except (OSError, ValueError):
-        result = None
-    return Run(folder, events, [steps[n] for n in sorted(steps)], result)
+        return None
+    return result if isinstance(result, dict) else None
 
 
 def is_run(folder: Path) -> bool:

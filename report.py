@@ -16,6 +16,7 @@ from rich.text import Text
 
 import console
 import replay
+import verdict
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;padding:0 1em;color:#222}
@@ -58,7 +59,7 @@ def tests_html(judged: Optional[dict]) -> str:
     """A judged suite (hidden or protected tests) in one line."""
     if not isinstance(judged, dict):
         return '<span class="muted">none</span>'
-    counts = e(console.counts(judged))
+    counts = e(verdict.counts(judged))
     return (f'<span class="ok">{counts}</span>' if judged.get("ok")
             else f'<span class="bad">{counts}</span> <span class="muted">({e(judged.get("outcome"))})</span>')
 
@@ -83,7 +84,7 @@ def chart(test_runs: list[dict], width_per_run: int = 34, height: int = 140) -> 
     for i, run in enumerate(test_runs):
         x, passed, failed = 36 + i * width_per_run, run.get("passed") or 0, (run.get("failed") or 0) + (run.get("errors") or 0)
         hp, hf = (base - 10) * passed / top, (base - 10) * failed / top
-        label = e(f"step {run.get('step')}: {console.counts(run)}, {run.get('outcome')}")
+        label = e(f"step {run.get('step')}: {verdict.counts(run)}, {run.get('outcome')}")
         bars.append(f'<g class="bar"><title>{label}</title>'
                     f'<rect class="passed" x="{x}" y="{base - hp:.1f}" width="{width_per_run - 8}" height="{hp:.1f}" fill="#2e9e4f"/>'
                     f'<rect class="failed" x="{x}" y="{base - hp - hf:.1f}" width="{width_per_run - 8}" height="{hf:.1f}" fill="#d9534f"/>'
@@ -103,6 +104,8 @@ def diff_html(change: replay.Change) -> str:
         rows.append(f'<span class="{cls}">{e(line)}</span>')
     what = ("new file" if change.before is None else "diff against the previous version") if change.whole \
         else "the edit (the file's earlier text is not in the transcript)"
+    if change.made is False:
+        what += ", not made (see the observation)"
     return details(f"{e(change.path)}: {what}", f'<pre class="diff">{chr(10).join(rows)}</pre>', open_=True)
 
 
@@ -112,7 +115,7 @@ def event_html(event: dict) -> str:
         return details("observation", pre(event.get("text")))
     if kind == "test_run":
         cls = "ok" if event.get("ok") else "bad"
-        head = f'tests: <span class="{cls}">{e(event.get("outcome"))}, {e(console.counts(event))}</span> ({e(event.get("seconds"))} s)'
+        head = f'tests: <span class="{cls}">{e(event.get("outcome"))}, {e(verdict.counts(event))}</span> ({e(event.get("seconds"))} s)'
         return f'<div class="test-run">{details(head, pre(event.get("output")), open_=not event.get("ok"))}</div>'
     if kind == "finish_refused":
         return f'<p class="bad">finish refused</p>{pre(event.get("reason"))}'
@@ -141,6 +144,11 @@ def step_html(step: replay.Step) -> str:
     return f'<section class="step {colour}" id="step-{step.number}">{head}{"".join(parts)}</section>'
 
 
+def passed_of(test_run: dict) -> str:
+    ran = sum(test_run.get(k) or 0 for k in ("passed", "failed", "errors"))
+    return f'<span class="{"ok" if test_run.get("ok") else "bad"}">{e(test_run.get("passed"))}/{ran}</span>'
+
+
 def run_page(run: replay.Run) -> str:
     result, start, end = run.result or {}, run.start, run.end or {}
     status = result.get("status") or end.get("status")
@@ -159,8 +167,7 @@ def run_page(run: replay.Run) -> str:
     step_rows = [(f'<a href="#step-{s.number}">{s.number}</a>',
                   e(s.action.describe() if s.action else f"invalid reply ({(s.reply or {}).get('kind')})"),
                   str(s.tokens[0]), str(s.tokens[1]), f"{s.seconds:.1f}",
-                  " ".join(f'<span class="{"ok" if r.get("ok") else "bad"}">{e(r.get("passed"))}/{e((r.get("passed") or 0) + (r.get("failed") or 0) + (r.get("errors") or 0))}</span>'
-                           for r in s.of_type("test_run")))
+                  " ".join(passed_of(r) for r in s.of_type("test_run")))
                  for s in run.steps]
     body = (f'<h1>Run {e(name)}: {status_html(status)}</h1>'
             f'<h2>Verdict</h2>{table(("", ""), facts, "verdict")}{judged}'

@@ -116,5 +116,5 @@ def test_show_of_something_else_is_one_error_line(clone):
     proc = user(clone, "--show", "example_tasks")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("error: ") and len(proc.stderr.splitlines()) == 1
-    follow = user(clone, "--follow")
+    follow = user(clone, "--report", "runs", "--follow")
     assert follow.returncode == 2 and follow.stderr.startswith("error: --follow goes with --show")
