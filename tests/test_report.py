@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from batches import FIZZBUZZ_NEVER_FIXED, FIZZBUZZ_RED_THEN_GREEN, STATS_FIXED, make_batch, play
-from fake_servers import FakeKoboldCpp
+from fake_servers import FakeKoboldCpp, action
 from test_cli_as_typed import copy_repository, user
 
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
@@ -62,11 +62,17 @@ def test_every_run_writes_its_page_with_model_text_escaped(clone):
 
 
 def test_a_run_that_ends_in_an_error_writes_its_page_too(clone):
-    proc = play(clone, "stats", [STATS_FIXED[0], {"status": 500}], "--run-id", "broken")
+    """... and its diffs start from the task's own files; a refused write is marked as such."""
+    script = [action("write_file", path="test_stats.py", content="def test_nothing():\n    pass\n"),  # protected
+              STATS_FIXED[0], {"status": 500}]
+    proc = play(clone, "stats", script, "--run-id", "broken")
     assert proc.returncode == 1
     page = (clone / "runs" / "broken" / "report.html").read_text()
     assert json.loads((clone / "runs" / "broken" / "result.json").read_text())["status"] == "error"
     assert '<span class="bad status">error</span>' in page and "HTTP 500" in page
+    assert "test_stats.py: diff against the previous version, not made (see the observation)" in page
+    assert "stats.py: diff against the previous version</summary>" in page
+    assert '<span class="del">-    return [sum(xs[i:i + k]) / k for i in range(len(xs) - k)]</span>' in page
 
 
 def test_ctrl_c_writes_the_page_of_an_interrupted_run(clone):
