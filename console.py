@@ -35,6 +35,13 @@ def short(text, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def plain(value) -> str:
+    """A summary's value for a person: {"prompt": 1, "completion": 2} as "prompt 1, completion 2"."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {plain(v)}" for k, v in value.items())
+    return "-" if value is None else str(value)
+
+
 def make_console(stderr: bool = False, quiet: bool = False) -> Console:
     """No wrapping at the terminal's width: lines are whole in a log file too (where tables get
     160 columns rather than rich's default 80)."""
@@ -126,7 +133,8 @@ class Renderer:
         action = replay.parse_action(event)
         if action is None:
             return [Text(f"[{event.get('step')}] invalid reply ({event.get('kind')}): {short(event.get('error') or '')}",
-                         style="yellow").append(cost, style="dim")]
+                         style="yellow").append(cost, style="dim"),
+                    Text(f"    reply: {short(event.get('text') or '(empty)')}", style="dim")]
         lines = [Text(f"[{event.get('step')}] ", style="bold").append(f"thought: {short(action.thought)}")
                  .append(cost, style="dim"),
                  Text(f"    action: {short(action.describe(), 200)}", style="cyan")]
@@ -240,5 +248,5 @@ def batch_table(summary: dict) -> Table:
                       f"{replay.total(run.get('tokens')):.0f}", f"{replay.total(run.get('seconds')):.1f}",
                       short(run.get("reason") or "", 120))
     totals = summary.get("totals") if isinstance(summary.get("totals"), dict) else {}
-    table.caption = ", ".join(f"{k} {short(v, 20)}" for k, v in totals.items() if not isinstance(v, (dict, list)))
+    table.caption = ", ".join(f"{k} {short(plain(v), 60)}" for k, v in totals.items())
     return table

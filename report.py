@@ -201,16 +201,17 @@ def batch_page(batch_dir: Path, summary: dict) -> str:
                      e(f"{replay.total(run.get('tokens')):.0f}"), e(f"{replay.total(run.get('seconds')):.1f}")))
     totals = summary.get("totals") if isinstance(summary.get("totals"), dict) else {}
     name = summary.get("batch_id") or batch_dir.name
-    body = (f"<h1>Batch {e(name)}</h1><h2>Totals</h2>{table(('', ''), [(e(k), e(v)) for k, v in totals.items()], 'totals')}"
+    body = (f"<h1>Batch {e(name)}</h1><h2>Totals</h2>{table(('', ''), [(e(k), e(console.plain(v))) for k, v in totals.items()], 'totals')}"
             f"<h2>Runs</h2>{table(('task', 'status', 'reason', 'steps', 'invalid replies', 'finish accepted', 'hidden tests', 'tokens', 'seconds'), rows, 'runs')}"
             f"<h2>Settings</h2>{pre(json.dumps(summary.get('settings'), indent=1, default=str))}")
     return page(f"Batch {name}", body)
 
 
-def write_batch_page(batch_dir: Path, summary: Optional[dict] = None) -> Path:
-    """runs/<batch_id>/report.html, and each run's own page it links to."""
+def write_batch_page(batch_dir: Path, summary: Optional[dict] = None, runs: bool = True) -> Path:
+    """runs/<batch_id>/report.html, and (runs) each run's own page it links to; a batch that
+    rewrites its page as each run ends passes runs=False (every run writes its own page)."""
     summary = summary or replay.read_summary(batch_dir)
-    for run in summary_rows(summary):
+    for run in summary_rows(summary) if runs else []:
         folder = batch_dir / str(run.get("task_id") or "")
         if run.get("task_id") and replay.is_run(folder):
             write_run_page(folder)

@@ -42,21 +42,23 @@ def play(clone: Path, task: str, script: list, *args: str):
 
 
 def make_batch(clone: Path, batch_id: str, plays: dict[str, tuple[list, tuple[str, ...]]]) -> Path:
-    """runs/<batch_id>/ with one real run per task and the summary.json a batch writes."""
+    """runs/<batch_id>/ with one real run per task and the summary.json a batch writes (the
+    issue's fields, in the shape batch.py writes them: tokens split, seconds the run's total)."""
     batch = clone / "runs" / batch_id
     runs = []
     for task, (script, args) in plays.items():
         play(clone, task, script, "--runs-dir", f"runs/{batch_id}", "--run-id", task, *args)
         result = json.loads((batch / task / "result.json").read_text())
-        runs.append({"task": TASKS[task], "task_id": task, **{k: result[k] for k in (
-            "status", "reason", "steps", "invalid_replies", "finish_accepted", "hidden_tests", "tokens", "seconds")}})
+        runs.append({"task": result["task"], "task_id": task, **{k: result[k] for k in (
+            "status", "reason", "steps", "invalid_replies", "finish_accepted", "hidden_tests", "tokens")},
+            "seconds": result["seconds"]["total"], "task_source": TASKS[task]})
     totals = {"tasks": len(runs), "done": len(runs), "solved": sum(r["status"] == "solved" for r in runs),
               "finish_accepted": sum(r["finish_accepted"] for r in runs),
               "unsolved": sum(r["status"] == "unsolved" for r in runs), "stuck": sum(r["status"] == "stuck" for r in runs),
               "step_limit": sum(r["status"] == "step_limit" for r in runs), "error": sum(r["status"] == "error" for r in runs),
               "invalid_replies": sum(r["invalid_replies"] for r in runs),
-              "tokens": sum(r["tokens"]["prompt"] + r["tokens"]["completion"] for r in runs),
-              "seconds": round(sum(r["seconds"]["total"] for r in runs), 2)}
+              "tokens": {k: sum(r["tokens"][k] for r in runs) for k in ("prompt", "completion")},
+              "seconds": round(sum(r["seconds"] for r in runs), 2)}
     summary = {"batch_id": batch_id, "settings": {"server": "scripted KoboldCPP"}, "runs": runs, "totals": totals}
     (batch / "summary.json").write_text(json.dumps(summary, indent=2))
     return batch
