@@ -69,6 +69,8 @@ def test_json_prints_one_object_the_result(clone):
     assert json.loads(proc.stdout) == result(clone, "fizzbuzz")  # exactly one JSON object, nothing else
     assert json.loads(proc.stdout)["status"] == "step_limit"
     assert "[3] thought: next step" in proc.stderr and "Result: step_limit" in proc.stderr
+    bad = user(clone, "--task", "example_tasks/none.txt", "--json")
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.startswith("error: ")
 
 
 def test_quiet_prints_only_the_result_line(clone):
