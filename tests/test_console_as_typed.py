@@ -11,7 +11,7 @@ import sys
 import time
 
 from batches import FIZZBUZZ_NEVER_FIXED, FIZZBUZZ_RED_THEN_GREEN, STATS_FIXED, make_batch, play
-from fake_servers import FakeKoboldCpp, action
+from fake_servers import FakeKoboldCpp
 from test_cli_as_typed import clone, result, user  # noqa: F401  (clone is a fixture)
 
 
