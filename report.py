@@ -74,27 +74,46 @@ def details(summary: str, inner: str, open_: bool = False) -> str:
 
 # -- one run ---------------------------------------------------------------------------------
 
-def chart(test_runs: list[dict], width_per_run: int = 34, height: int = 140) -> str:
-    """Passed (green) and failed or errored (red) tests of each test run, in order, as an inline SVG."""
+def bar_chart(name: str, bars: list[tuple[str, str, list[tuple[str, float, str]]]], note: str,
+              bar_width: int = 34, height: int = 140) -> str:
+    """Stacked bars as an inline SVG: each bar is (label under it, tooltip, [(part, value, colour)])."""
+    top = max(max((sum(v for _, v, _ in parts) for _, _, parts in bars), default=0), 1)
+    width, base = 40 + bar_width * len(bars), height - 20
+    shapes = []
+    for i, (label, tip, parts) in enumerate(bars):
+        x, y, rects = 36 + i * bar_width, float(base), []
+        for part, value, colour in parts:
+            h = (base - 10) * value / top
+            y -= h
+            rects.append(f'<rect class="{part}" x="{x}" y="{y:.1f}" width="{bar_width - 8}" height="{h:.1f}" fill="{colour}"/>')
+        shapes.append(f'<g class="bar"><title>{e(tip)}</title>{"".join(rects)}<text x="{x + (bar_width - 8) / 2}" '
+                      f'y="{height - 5}" font-size="10" text-anchor="middle">{e(label)}</text></g>')
+    axis = (f'<line x1="32" y1="{base}" x2="{width}" y2="{base}" stroke="#999"/>'
+            f'<text x="28" y="14" font-size="10" text-anchor="end">{top:g}</text>'
+            f'<text x="28" y="{base}" font-size="10" text-anchor="end">0</text>')
+    return (f'<svg class="chart {name}" role="img" aria-label="{e(note)}" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">{axis}{"".join(shapes)}</svg>'
+            f'<p class="muted">{e(note)}</p>')
+
+
+def tests_chart(test_runs: list[dict]) -> str:
     if not test_runs:
         return '<p class="muted">No test runs.</p>'
-    top = max(max((r.get("passed") or 0) + (r.get("failed") or 0) + (r.get("errors") or 0) for r in test_runs), 1)
-    width, base = 40 + width_per_run * len(test_runs), height - 20
-    bars = []
-    for i, run in enumerate(test_runs):
-        x, passed, failed = 36 + i * width_per_run, run.get("passed") or 0, (run.get("failed") or 0) + (run.get("errors") or 0)
-        hp, hf = (base - 10) * passed / top, (base - 10) * failed / top
-        label = e(f"step {run.get('step')}: {verdict.counts(run)}, {run.get('outcome')}")
-        bars.append(f'<g class="bar"><title>{label}</title>'
-                    f'<rect class="passed" x="{x}" y="{base - hp:.1f}" width="{width_per_run - 8}" height="{hp:.1f}" fill="#2e9e4f"/>'
-                    f'<rect class="failed" x="{x}" y="{base - hp - hf:.1f}" width="{width_per_run - 8}" height="{hf:.1f}" fill="#d9534f"/>'
-                    f'<text x="{x + (width_per_run - 8) / 2}" y="{height - 5}" font-size="10" text-anchor="middle">{e(run.get("step"))}</text></g>')
-    axis = (f'<line x1="32" y1="{base}" x2="{width}" y2="{base}" stroke="#999"/>'
-            f'<text x="28" y="14" font-size="10" text-anchor="end">{top}</text>'
-            f'<text x="28" y="{base}" font-size="10" text-anchor="end">0</text>')
-    return (f'<svg class="chart" role="img" aria-label="passed and failed tests per test run" width="{width}" '
-            f'height="{height}" viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">{axis}{"".join(bars)}</svg>'
-            '<p class="muted">Each bar is one test run (under it: the step); green passed, red failed or errors.</p>')
+    return bar_chart("tests", [(str(r.get("step")), f"step {r.get('step')}: {verdict.counts(r)}, {r.get('outcome')}",
+                                [("passed", r.get("passed") or 0, "#2e9e4f"),
+                                 ("failed", (r.get("failed") or 0) + (r.get("errors") or 0), "#d9534f")])
+                               for r in test_runs],
+                     "Each bar is one test run (under it: the step); green passed, red failed or errors.")
+
+
+def tokens_chart(steps: list[replay.Step]) -> str:
+    if not steps:
+        return '<p class="muted">No steps.</p>'
+    return bar_chart("tokens", [(str(s.number), f"step {s.number}: {s.tokens[0]} prompt + {s.tokens[1]} completion tokens, "
+                                                f"{s.seconds:.1f} s", [("prompt", s.tokens[0], "#9aa7b8"),
+                                                                       ("completion", s.tokens[1], "#3b6fb6")])
+                                for s in steps],
+                     "Tokens of each step: grey the prompt, blue the completion (hover for the seconds).")
 
 
 def diff_html(change: replay.Change) -> str:
@@ -172,7 +191,8 @@ def run_page(run: replay.Run) -> str:
     body = (f'<h1>Run {e(name)}: {status_html(status)}</h1>'
             f'<h2>Verdict</h2>{table(("", ""), facts, "verdict")}{judged}'
             f'<h2>Task</h2>{pre(start.get("prompt"))}'
-            f'<h2>Tests across the steps</h2>{chart(run.of_type("test_run"))}'
+            f'<h2>Tests across the steps</h2>{tests_chart(run.of_type("test_run"))}'
+            f'<h2>Tokens per step</h2>{tokens_chart(run.steps)}'
             f'<h2>Steps</h2>{table(("step", "action", "prompt tokens", "completion tokens", "seconds", "tests passed"), step_rows, "steps")}'
             f'<h2>Timeline</h2>{"".join(step_html(s) for s in run.steps)}')
     return page(f"Run {name}: {status or 'running'}", body)

@@ -178,8 +178,9 @@ def test_the_run_page_renders_and_runs_nothing_the_model_wrote(browser, clone, t
     assert page.locator("section.step").count() == 6
     verdict = page.locator("table.verdict").inner_text()
     assert "solved" in verdict and "9 passed, 0 failed, 0 errors, 0 skipped" in verdict
-    bars = page.locator("svg.chart g.bar")
-    assert bars.count() == 2 and page.locator("svg.chart").is_visible()
+    bars = page.locator("svg.tests g.bar")
+    assert bars.count() == 2 and page.locator("svg.tests").is_visible()
+    assert page.locator("svg.tokens g.bar").count() == 6 and page.locator("svg.tokens").is_visible()
     heights = [[float(bars.nth(i).locator(f"rect.{kind}").get_attribute("height")) for kind in ("passed", "failed")]
                for i in range(2)]
     assert heights[0][0] == 0 < heights[0][1] and heights[1][1] == 0 < heights[1][0]  # red, then green
