@@ -10,7 +10,9 @@ from typing import Callable, Optional
 
 import actions as act
 import approval as approval_
+import console
 import prompts
+import report
 import verdict
 from config import Config
 from llm_client import ActionFormat, Backend, BackendError, Reply
@@ -41,18 +43,16 @@ class RunEnded(Exception):
         self.status, self.reason = status, reason
 
 
-def _short(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 class Orchestrator:
     def __init__(self, task: Task, backend: Backend, sandbox: Sandbox, config: Config, run_dir: Path,
-                 say: Callable[[str], None] = print, resume: bool = False, approval: Optional[approval_.Approval] = None):
+                 say: Callable[[str], None] = print, resume: bool = False,
+                 show: Optional[Callable[[dict], None]] = None, approval: Optional[approval_.Approval] = None):
         """A new run in the empty folder run_dir, or (resume) the continuation of the run there.
+        Every event is handed to `show` (default: printed as plain lines through `say`).
         approval: asked before every test run of the model's code (None: nothing to ask)."""
         self.task, self.backend, self.sandbox, self.config = task, backend, sandbox, config
         self.run_dir, self.say, self.resume, self.approval = run_dir, say, resume, approval
+        self.show = show or console.Renderer(say=say, run_dir=run_dir)
         self.enabled = act.ALL_ACTIONS if config.edit_actions else act.BASE_ACTIONS
         self.format = ActionFormat(self.enabled)
         self.protocol = backend.pick_protocol()
@@ -76,19 +76,16 @@ class Orchestrator:
         """Every event goes to the transcript and into the run state, by the same rule on resume."""
         event = self.log.event(type_, self.state.step or None, **fields)
         self.state.apply(event)
+        self.show(event)
         return event
 
     # -- the loop ---------------------------------------------------------------------------
 
     def run(self) -> dict:
         start = time.monotonic()
-        self.say(f"Run folder: {self.run_dir}")
-        self.say(f"Model: {self.backend.describe()}; protocol {self.protocol}")
-        self.say(f"Sandbox: {self.sandbox.describe()}")
         if self.resume:
             for event in read_transcript(self.run_dir):
                 self.state.apply(event)
-            self.say(f"Resuming after step {self.state.step} ({len(self.state.messages) - 2} messages replayed).")
         self.record("resume" if self.resume else "start", task_id=self.run_dir.name, task=self.task.id,
                     source=self.task.source, prompt=self.task.spec.prompt, backend=self.backend.describe(),
                     protocol=self.protocol, sandbox=self.sandbox.describe(), max_steps=self.max_steps,
@@ -115,8 +112,15 @@ class Orchestrator:
         self.log.write_result(result)
         self.log.close()
         self._tidy()
-        self.say(f"Result: {status.value} ({reason}) after {self.state.step} steps. Log: {self.run_dir / 'transcript.jsonl'}")
+        self._write_report()
         return result
+
+    def _write_report(self) -> None:
+        """runs/<id>/report.html, whatever the status; a failure here never changes the result."""
+        try:
+            self.say(f"Report: {report.write_run_page(self.run_dir)}")
+        except Exception as e:
+            self.say(f"warning: the HTML report could not be written: {e!r}")
 
     def _result(self, status: Status, reason: str, judged: dict, seconds: float) -> dict:
         """result.json: what the run ended with, and what it cost."""
@@ -152,8 +156,6 @@ class Orchestrator:
             return
         self.record("llm_reply", kind="action", action=action.model_dump(exclude={"content", "old", "new"}),
                     error=None, **reply.record())
-        self.say(f"[{self.state.step}] thought: {_short(action.thought)}")
-        self.say(f"    action: {action.describe()}")
         observation, noop, state = self._execute(action)
         warning = self.stuck.observe(action.model_dump_json(exclude={"thought"}), observation, state, noop)
         if warning:
@@ -164,14 +166,12 @@ class Orchestrator:
 
     def _observe(self, text: str) -> None:
         self.record("observation", text=text)
-        self.say(f"    observation: {_short(text)}")
 
     def _invalid(self, reply: Reply, error: str) -> None:
         """An invalid reply becomes an observation; a reply with no JSON at all means the model
         stopped, and then the agent runs the tests for it (a few times at most)."""
         kind = reply_kind(act.strip_thinking(reply.text).strip(), error, reply.truncated)
         self.record("llm_reply", kind=kind, action=None, error=error, **reply.record())
-        self.say(f"[{self.state.step}] invalid reply: {_short(error)}")
         if kind == "stopped":  # empty or prose: the model thinks it is done
             self._nudge(error)
             return
@@ -231,7 +231,6 @@ class Orchestrator:
         state = self.workspace.state()
         run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "sandbox", trusted=self.protected)
         self.record("test_run", workspace_state=state, **run.to_dict())
-        self.say(f"    tests: {run.outcome}, {run.counts()} ({run.seconds:.1f} s)")
         return run
 
     def _restore_protected(self) -> list[str]:
@@ -320,8 +319,6 @@ class Orchestrator:
                 continue
             judged[name] = result
             self.record("judged_tests", suite=name, output=output, seconds=seconds, **result)
-            self.say(f"{name.capitalize()}, judged: {verdict.counts(result)}"
-                     + ("" if result["ok"] else f" ({_short(result['outcome'], 200)})"))
         if status == Status.SOLVED:
             why = verdict.failed_check(self.state.finish_accepted, self._restore_protected(), judged)
             if why:

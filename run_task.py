@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Optional
 
 import approval
+import console
 import llm_client
+import report
 from config import Config, ConfigError, SandboxConfig, load_config
 from orchestrator import Orchestrator
 from runlog import new_run_dir, read_transcript
@@ -46,6 +48,13 @@ def parser() -> argparse.ArgumentParser:
                              "whether to look closely (env AGENT_DECIDER)")
     person.add_argument("--decider-block", type=float, metavar="P",
                         help="refuse a test run without asking when the decision model's probability is above P")
+    reading = p.add_argument_group("reading runs (console and HTML)")
+    what.add_argument("--show", type=Path, metavar="RUN_OR_BATCH", help="replay a run step by step, or print a batch's table")
+    reading.add_argument("--follow", action="store_true", help="with --show RUN_DIR: keep printing a run that is still going")
+    what.add_argument("--report", type=Path, metavar="RUN_OR_BATCH", help="(re)build report.html of a run or a batch")
+    what.add_argument("--compare", type=Path, nargs="+", metavar="BATCH", help="batches side by side: a table and compare.html")
+    reading.add_argument("--quiet", action="store_true", help="print only the result line")
+    reading.add_argument("--json", action="store_true", help="print only the result, as one JSON object on stdout")
     return p
 
 
@@ -75,6 +84,17 @@ def fail(message: str, code: int) -> int:
 
 def main(argv: Optional[list[str]] = None) -> int:
     args = parser().parse_args(argv)
+    if args.follow and not args.show:
+        return fail("--follow goes with --show RUN_DIR", 2)
+    if args.show:
+        return console.show(Path.cwd() / args.show, args.follow)
+    if args.report:
+        return report.main_report(Path.cwd() / args.report)
+    if args.compare:
+        return report.main_compare([Path.cwd() / p for p in args.compare])
+    # --json: stdout holds only the result (the run is shown on stderr); --quiet: only the result line
+    out = console.make_console(stderr=args.json, quiet=args.quiet)
+    say = lambda line: out.print(line, markup=False)  # noqa: E731
     overrides = {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
                  "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
                  "decider": args.decider, "decider_block": args.decider_block,
@@ -90,7 +110,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     if refused:
         return fail(refused, 2)
     try:
-        backend = llm_client.connect(config, server_named)
+        backend = llm_client.connect(config, server_named, say=say)
     except llm_client.BackendError as e:
         return fail(str(e), 3)
     try:
@@ -99,8 +119,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     except (SandboxError, OSError) as e:
         return fail(str(e), 2)
     asks = approval.build(args.approve, config, backend, task.spec.files)
-    result = Orchestrator(task, backend, sandbox, config, run_dir, resume=bool(resume), approval=asks).run()
-    print(f"Run folder: {run_dir}")
+    result = Orchestrator(task, backend, sandbox, config, run_dir, say=say, resume=bool(resume), approval=asks,
+                          show=console.Renderer(out, run_dir=run_dir)).run()
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, default=str))
+    elif args.quiet:
+        print(f"{result['status']} ({console.short(result['reason'], 300)}) after {result['steps']} steps: {run_dir}")
     return 0 if result["status"] == "solved" else 1
 
 
