@@ -286,11 +286,11 @@ def pytest_runtest_logreport(report):
         if len(text) > 2 * LIMIT:
             report.longrepr = cut(text)
 """
-# pytest itself (and the plugin) are imported before the workspace goes on sys.path, so a
-# pytest.py written by the model cannot stand in for them; then the workspace is put back
+# The workspace (sys.path[0], the current folder) leaves sys.path before anything is imported
+# (`sys` is built in), so a pytest.py or types.py written by the model cannot stand in for them; then the workspace is put back
 # first, as `python -m pytest` does. pytest.main() reads sys.argv (console_main prints a
 # deprecation warning on pytest 9.2).
-PYTEST_STUB = ("import os, sys, types; del sys.path[0]; import pytest; "
+PYTEST_STUB = ("import sys; del sys.path[0]; import os, types, pytest; "
                "bounds = types.ModuleType('tdd_agent_bounds'); exec(%r, bounds.__dict__); "
                "sys.path.insert(0, os.getcwd()); raise SystemExit(int(pytest.main(plugins=[bounds])))" % BOUNDS_PLUGIN)
 _INI_SECTIONS = {"pytest.ini": "", "pyproject.toml": "[tool.pytest.ini_options]", "tox.ini": "[pytest]",

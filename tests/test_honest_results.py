@@ -3,6 +3,8 @@ tries the tricks the seed article saw, and each run must end with the right stat
 right words in the transcript."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import ROOT
 from fake_servers import FakeKoboldCpp, action
 
@@ -191,10 +193,18 @@ def test_a_conftest_written_by_test_code_makes_the_run_prove_nothing(agent):
     assert not (run.run_dir / "workspace" / "conftest.py").exists()
 
 
-def test_a_pytest_module_in_the_workspace_cannot_stand_in_for_pytest(agent):
-    fake = "import sys\nprint('all green')\nsys.exit(0)\n"
+# A module the test command imports before pytest, written to forge a green report and exit 0.
+FORGER = ("import sys\nfor arg in sys.argv:\n    if arg.startswith('--junitxml='):\n"
+          "        open(arg.split('=', 1)[1], 'w').write('<testsuites><testsuite name=\"pytest\" tests=\"1\" "
+          "failures=\"0\" errors=\"0\" skipped=\"0\"><testcase classname=\"test_x\" name=\"test_x\"/>"
+          "</testsuite></testsuites>')\nsys.exit(0)\n")
+
+
+@pytest.mark.parametrize("module", ["pytest.py", "types.py"])
+def test_a_module_in_the_workspace_cannot_stand_in_for_what_runs_pytest(agent, module):
+    fake = FORGER
     run = agent.play(ROOT / "example_tasks" / "fizzbuzz.txt", [
-        action("write_file", path="pytest.py", content=fake),
+        action("write_file", path=module, content=fake),
         action("write_file", path="test_x.py", content="def test_x():\n    assert False\n"),
         action("run_tests"),
     ], "--max-steps", "3")
