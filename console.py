@@ -120,6 +120,14 @@ class Renderer:
             why = "" if ok else f" ({short(event.get('outcome', ''), 200)})"
             return [Text(f"{str(event.get('suite', 'tests')).capitalize()}, judged: {verdict.counts(event)}{why}",
                          style="bold green" if ok else "bold red")]
+        if kind == "approval":
+            note = event.get("decider") or {}
+            said = f"; {note.get('source')}: {note.get('label')}" if note else ""
+            if note.get("probability") is not None:
+                said += f" ({note['probability']:.2f}, {note.get('seconds') or 0:.1f} s)"
+            why = f": {event['reason']}" if event.get("reason") else ""
+            return [Text(f"    approval ({short(event.get('purpose', ''), 80)}): {event.get('answer')}{short(why, 120)}{said}",
+                         style="green" if event.get("answer") in ("yes", "not asked") else "yellow")]
         if kind == "end":
             return [self._end(event)]
         if kind == "error":

@@ -92,24 +92,28 @@ def test_ctrl_c_writes_the_page_of_an_interrupted_run(clone):
     assert '<span class="bad status">interrupted</span>' in page and 'id="step-1"' in page
 
 
-def test_an_event_of_a_newer_kind_is_shown_as_it_is(clone):
-    """Events this code does not know (e.g. another feature's `approval`) show their fields,
-    escaped, on the console and on the page."""
+def test_approval_and_newer_events_are_shown_escaped(clone):
+    """An `approval` event reads as one line; an event this code does not know shows its fields;
+    both escaped, on the console and on the page."""
     shutil.copytree(clone / "runs" / "fizzbuzz", clone / "runs" / "approved")
-    approval = {"t": 9.9, "step": 2, "type": "approval", "purpose": "write test_fizzbuzz.py",
-                "files": ["test_fizzbuzz.py"], "diff": "+<script>window.pwned = 3</script>", "answer": "yes",
-                "reason": "looks fine", "decider": {"label": "safe", "probability": 0.97, "seconds": 0.01}}
+    approval = {"t": 9.9, "step": 2, "type": "approval", "purpose": "the model's run_tests",
+                "files": ["test_fizzbuzz.py"], "diff": "+<script>window.pwned = 3</script>", "answer": "no",
+                "reason": "[bold]looks odd[/bold]",
+                "decider": {"label": "LOOK CLOSELY", "probability": 0.96, "seconds": 0.4, "source": "decision model"}}
+    newer = {"t": 9.9, "step": 2, "type": "some_later_kind", "files": ["test_fizzbuzz.py"],
+             "note": "<script>window.pwned = 4</script>"}
     with open(clone / "runs" / "approved" / "transcript.jsonl", "a") as transcript:
-        transcript.write(json.dumps(approval) + "\n")
+        transcript.write(json.dumps(approval) + "\n" + json.dumps(newer) + "\n")
     shown = user(clone, "--show", "runs/approved")
     assert shown.returncode == 0 and shown.stderr == ""
-    assert ('    approval: purpose=write test_fizzbuzz.py, files=["test_fizzbuzz.py"], '
-            'diff=+<script>window.pwned = 3</script>, answer=yes, reason=looks fine, decider={"label": "safe", '
-            '"probability": 0.97, "seconds": 0.01}') in shown.stdout
+    assert ("    approval (the model's run_tests): no: [bold]looks odd[/bold]; decision model: LOOK CLOSELY "
+            "(0.96, 0.4 s)") in shown.stdout
+    assert ('    some_later_kind: files=["test_fizzbuzz.py"], note=<script>window.pwned = 4</script>') in shown.stdout
     assert user(clone, "--report", "runs/approved").returncode == 0
     page = (clone / "runs" / "approved" / "report.html").read_text()
     assert not [t for t, _ in Elements(page).tags if t == "script"]
     assert "+&lt;script&gt;window.pwned = 3&lt;/script&gt;" in page and "<summary>approval</summary>" in page
+    assert "&lt;script&gt;window.pwned = 4&lt;/script&gt;" in page
 
 
 def test_report_rebuilds_a_run_and_a_batch_page(clone):
