@@ -12,6 +12,8 @@ import typing
 from pathlib import Path
 from typing import Optional
 
+import batch
+import humaneval
 import llm_client
 from config import Config, ConfigError, SandboxConfig, load_config
 from orchestrator import Orchestrator
@@ -37,6 +39,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--runs-dir", help="folder that holds the run folders (default runs)")
     p.add_argument("--sandbox-python", help="interpreter that runs the tests (needs pytest)")
     p.add_argument("--isolation", choices=choices(SandboxConfig, "isolation"), help="sandbox layer")
+    batches = p.add_argument_group("batch runs (--resume of a batch folder finishes what is not done)")
+    what.add_argument("--batch", metavar="PATH", help="run many tasks: a folder of tasks, a glob, or a file listing tasks")
+    what.add_argument("--import-humaneval", type=Path, metavar="DIR", help="write HumanEval's problems as task folders into DIR")
+    batches.add_argument("--limit", type=int, help="only the first N tasks (--batch, --import-humaneval)")
+    batches.add_argument("--jobs", type=int, help="runs at once (default: every server's slots together)")
+    batches.add_argument("--batch-id", help="name of the batch folder under runs/ (default: batch-<date>-<time>)")
+    batches.add_argument("--verbose", action="store_true", help="show every run's console output")
     return p
 
 
@@ -70,12 +79,18 @@ def main(argv: Optional[list[str]] = None) -> int:
                  "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
                  "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
     cwd = Path.cwd()  # every path the user gives is relative to it, as in the shell
+    if args.import_humaneval:
+        return humaneval.main(cwd / args.import_humaneval, args.limit)
+    if args.batch or (args.resume and batch.is_batch(cwd / args.resume)):
+        return batch.main(args, overrides, cwd)
     task_path, resume = (cwd / p if p else None for p in (args.task, args.resume))
     try:
         task = load_task(task_path or resumable_task(resume))
         config, server_named = load_config(cwd / args.config if args.config else None, overrides, task=task.settings())
     except ConfigError as e:
         return fail(str(e), 2)
+    if "," in (config.server or ""):
+        return fail("several servers are for --batch; a single run takes one --server", 2)
     try:
         backend = llm_client.connect(config, server_named)
     except llm_client.BackendError as e:
