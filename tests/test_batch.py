@@ -1,0 +1,235 @@
+"""Batch runs as a user types them (`python run_task.py --batch ...` from a copy of the repository,
+relative paths) against scripted KoboldCPP servers that answer per task: statuses and totals,
+two servers, a server killed mid-batch, Ctrl-C and --resume. The runs are real: real pytest in
+the real sandbox, real judged hidden tests."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+import isolation
+from batch import find_tasks, open_servers
+from config import Config, ConfigError
+from conftest import ROOT
+from fake_servers import FakeKoboldCpp, FakeLlamaServer, PerTaskKoboldCpp, action
+from test_cli_as_typed import clone, user  # noqa: F401  (the fixture and the user's command)
+
+needs_bwrap = pytest.mark.skipif(not isolation.bwrap_works(), reason="--jobs 2 needs the bwrap layer")
+
+
+def task_yaml(key: str, add: int) -> str:
+    """A task whose prompt holds `key` (the scripted server picks the task's replies by it)."""
+    return yaml.safe_dump({"prompt": f"{key}: write calc_{key}.py with f(x) returning x + {add}.",
+                           "hidden_tests": {f"test_hidden_{key}.py": f"from calc_{key} import f\n\n"
+                                                                      f"def test_f():\n    assert f(1) == {1 + add}\n"}})
+
+
+def solve(key: str, add: int) -> list:
+    return [action("write_file", path=f"calc_{key}.py", content=f"def f(x):\n    return x + {add}\n"),
+            action("write_file", path=f"test_{key}.py", content=f"from calc_{key} import f\n\ndef test_f():\n    assert f(0) == {add}\n"),
+            action("run_tests"), action("finish", summary="done")]
+
+
+def wrong(key: str) -> list:
+    """Passes its own (weak) tests, fails the hidden ones: finish accepted, unsolved."""
+    return [action("write_file", path=f"calc_{key}.py", content="def f(x):\n    return x\n"),
+            action("write_file", path=f"test_{key}.py", content=f"from calc_{key} import f\n\ndef test_f():\n    assert f(0) == 0\n"),
+            action("run_tests"), action("finish", summary="done")]
+
+
+def wander(key: str) -> list:
+    """A different file each turn: never stuck, never finished: the step limit."""
+    return [action("write_file", path=f"calc_{key}.py", content=f"# draft {n}\n") for n in range(6)]
+
+
+def write_tasks(clone: Path, keys: dict[str, int]) -> None:
+    folder = clone / "batch_tasks"
+    folder.mkdir()
+    for key, add in keys.items():
+        (folder / f"{key}.yaml").write_text(task_yaml(key, add))
+    # quick runs and a quick end when a server goes away
+    (clone / "agent.yaml").write_text(yaml.safe_dump({"retries": 1, "max_steps": 5, "sandbox": {"timeout": 30}}))
+
+
+def summary(clone: Path, batch_id: str) -> dict:
+    return json.loads((clone / "runs" / batch_id / "summary.json").read_text())
+
+
+def statuses(data: dict) -> dict[str, str]:
+    return {r["task_id"]: r["status"] for r in data["runs"]}
+
+
+@needs_bwrap
+def test_a_batch_on_two_servers_gives_each_task_its_status_and_the_totals(clone):
+    write_tasks(clone, {"alpha": 1, "beta": 2, "gamma": 3, "delta": 4})
+    scripts = {"alpha": solve("alpha", 1), "beta": solve("beta", 2), "gamma": wrong("gamma"), "delta": wander("delta")}
+    with PerTaskKoboldCpp(scripts) as one, PerTaskKoboldCpp(scripts) as two:
+        proc = user(clone, "--batch", "batch_tasks", "--server", f"{one.url},{two.url}", "--jobs", "2",
+                    "--batch-id", "four", "--isolation", "bwrap")
+        served = {key: one.served[key] + two.served[key] for key in scripts}
+        both_used = sum(one.served.values()) > 0 and sum(two.served.values()) > 0
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # it ran, and not every task was solved
+    data = summary(clone, "four")
+    assert statuses(data) == {"alpha": "solved", "beta": "solved", "delta": "step_limit", "gamma": "unsolved"}
+    t = data["totals"]
+    assert (t["tasks"], t["done"], t["solved"], t["unsolved"], t["step_limit"], t["stuck"], t["error"]) == (4, 4, 2, 1, 1, 0, 0)
+    assert t["finish_accepted"] == 3  # gamma's finish was accepted, its hidden tests failed
+    assert both_used and served == {"alpha": 4, "beta": 4, "gamma": 4, "delta": 5}
+    gamma = next(r for r in data["runs"] if r["task_id"] == "gamma")
+    assert gamma["hidden_tests"]["failed"] == 1 and gamma["steps"] == 4 and gamma["seconds"] > 0
+    assert gamma["tokens"]["prompt"] > 0 and set(data["settings"]) >= {"servers", "jobs"}
+    # every run is an ordinary run folder, with its console output beside its transcript
+    for task_id in statuses(data):
+        run = clone / "runs" / "four" / task_id
+        assert json.loads((run / "result.json").read_text())["task_id"] == task_id
+        assert (run / "console.log").read_text().count("Result:") == 1
+    md = (clone / "runs" / "four" / "summary.md").read_text()
+    assert "| gamma | unsolved |" in md and "2 of 4 solved" in md
+    # the per-run console detail stays out of the batch's own output unless --verbose
+    assert "thought:" not in proc.stdout and "solved" in proc.stdout
+
+
+def test_the_default_batch_id_never_overwrites_an_earlier_batch(clone):
+    write_tasks(clone, {"alpha": 1})
+    with PerTaskKoboldCpp({"alpha": solve("alpha", 1) * 3}) as server:
+        first = user(clone, "--batch", "batch_tasks/*.yaml", "--server", server.url, "--isolation", "basic")
+        second = user(clone, "--batch", "batch_tasks/*.yaml", "--server", server.url, "--isolation", "basic")
+        again = user(clone, "--batch", "batch_tasks", "--server", server.url, "--batch-id", "x", "--isolation", "basic")
+        taken = user(clone, "--batch", "batch_tasks", "--server", server.url, "--batch-id", "x", "--isolation", "basic")
+    assert first.returncode == 0 and second.returncode == 0 and again.returncode == 0, first.stderr + second.stderr
+    batches = sorted(p.name for p in (clone / "runs").iterdir())
+    assert len(batches) == 3 and all(summary(clone, b)["totals"]["solved"] == 1 for b in batches)
+    assert taken.returncode == 2 and taken.stderr.startswith("error: ") and "already exists" in taken.stderr
+
+
+def test_parallel_runs_under_the_basic_layer_are_refused(clone):
+    write_tasks(clone, {"alpha": 1, "beta": 2})
+    with PerTaskKoboldCpp({}) as server:
+        proc = user(clone, "--batch", "batch_tasks", "--server", server.url, "--jobs", "2", "--isolation", "basic")
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "bwrap" in proc.stderr
+    assert not (clone / "runs").exists() or not any((clone / "runs").iterdir())
+
+
+def test_bad_batch_input_is_one_line(clone):
+    missing = user(clone, "--batch", "nowhere")
+    assert missing.returncode == 2 and missing.stderr.startswith("error: ") and missing.stderr.count("\n") == 1
+    (clone / "list.txt").write_text("example_tasks/fizzbuzz.txt\nexample_tasks/nope.yaml\n")
+    listed = user(clone, "--batch", "list.txt")
+    assert listed.returncode == 2 and "list.txt:2: example_tasks/nope.yaml: task not found" in listed.stderr
+    gone = user(clone, "--batch", "example_tasks", "--server", "http://127.0.0.1:9")
+    assert gone.returncode == 3 and gone.stderr.strip().splitlines()[-1].startswith("error: no model server answers")
+
+
+def test_tasks_are_found_in_a_folder_a_glob_and_a_list(tmp_path):
+    names = [p.name for p in find_tasks("example_tasks", ROOT)]
+    assert names == ["bank", "fizzbuzz.txt", "invoice", "slugify.yaml", "stats", "todo"]  # not fizzbuzz.hidden_tests
+    assert [p.name for p in find_tasks("example_tasks/*.yaml", ROOT)] == ["slugify.yaml"]
+    (tmp_path / "tasks.list").write_text(f"# two of them\n{ROOT}/example_tasks/stats\n\n{ROOT}/example_tasks/todo\n")
+    assert [p.name for p in find_tasks("tasks.list", tmp_path)] == ["stats", "todo"]
+    with pytest.raises(ConfigError, match="no tasks there"):
+        find_tasks(".", tmp_path / ".." / tmp_path.name)
+
+
+def test_each_server_says_its_slots_or_the_user_does():
+    with FakeLlamaServer(slots=3) as llama, FakeKoboldCpp() as kobold:
+        servers = open_servers(Config(server=f"{llama.url},{kobold.url},{kobold.url}#2"), print)
+    assert [(s.url, s.slots) for s in servers] == [(llama.url, 3), (kobold.url, 1), (kobold.url, 2)]
+    down = open_servers(Config(server="http://127.0.0.1:9"), lambda _: None)
+    assert [(s.alive, s.slots) for s in down] == [(False, 1)]
+
+
+def serve_in_process(clone: Path, scripts: dict) -> tuple[subprocess.Popen, str]:
+    """A scripted server in a process of its own, so it can be killed like a real one."""
+    path = clone / f"scripts-{len(list(clone.glob('scripts-*')))}.json"
+    path.write_text(json.dumps(scripts))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fake_servers.py"), str(path)],
+                            stdout=subprocess.PIPE, text=True)
+    return proc, proc.stdout.readline().strip()
+
+
+@needs_bwrap
+def test_a_server_killed_mid_batch_takes_no_more_runs_and_its_run_goes_on_elsewhere(clone):
+    write_tasks(clone, {"alpha": 1, "beta": 2, "gamma": 3})
+    # alpha starts on the first server, which dies while alpha waits for its second reply
+    first, first_url = serve_in_process(clone, {"alpha": [solve("alpha", 1)[0], {"delay": 120, "text": "x"}]})
+    try:
+        with PerTaskKoboldCpp({"alpha": solve("alpha", 1)[1:], "beta": solve("beta", 2), "gamma": solve("gamma", 3)}) as second:
+            batch = subprocess.Popen([sys.executable, "run_task.py", "--batch", "batch_tasks", "--server",
+                                      f"{first_url},{second.url}", "--jobs", "2", "--batch-id", "killed",
+                                      "--isolation", "bwrap"], cwd=clone, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True,
+                                     env={k: v for k, v in os.environ.items() if not k.startswith("AGENT_")})
+            transcript = clone / "runs" / "killed" / "alpha" / "transcript.jsonl"
+            wait_for(lambda: transcript.exists() and transcript.read_text().count('"llm_request"') == 2)
+            first.kill()
+            out, err = batch.communicate(timeout=300)
+    finally:
+        first.kill()
+        first.wait()
+    assert batch.returncode == 0, out + err
+    data = summary(clone, "killed")
+    assert statuses(data) == {"alpha": "solved", "beta": "solved", "gamma": "solved"}
+    alpha = next(r for r in data["runs"] if r["task_id"] == "alpha")
+    assert alpha["server"] == second.url and alpha["attempts"] == 2 and alpha["steps"] == 4
+    assert f"Server {first_url} is gone" in out
+    events = [json.loads(line)["type"] for line in transcript.read_text().splitlines()]
+    assert events.count("start") == 1 and events.count("resume") == 1  # one run folder, continued
+
+
+def wait_for(condition, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.1)
+
+
+def test_ctrl_c_stops_the_batch_and_resume_finishes_only_what_is_not_done(clone):
+    write_tasks(clone, {"alpha": 1, "beta": 2})
+    scripts = {"alpha": solve("alpha", 1), "beta": [solve("beta", 2)[0], {"delay": 120, "text": "x"}]}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
+    with PerTaskKoboldCpp(scripts) as server:
+        batch = subprocess.Popen([sys.executable, "run_task.py", "--batch", "batch_tasks", "--server", server.url,
+                                  "--batch-id", "stopped", "--isolation", "basic"], cwd=clone, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        transcript = clone / "runs" / "stopped" / "beta" / "transcript.jsonl"
+        wait_for(lambda: transcript.exists() and transcript.read_text().count('"llm_request"') == 2)
+        batch.send_signal(signal.SIGINT)
+        out, err = batch.communicate(timeout=120)
+    assert batch.returncode == 1, out + err
+    data = summary(clone, "stopped")
+    assert statuses(data) == {"alpha": "solved", "beta": "interrupted"}
+    assert data["totals"]["done"] == 1 and "--resume runs/stopped" in out
+    with PerTaskKoboldCpp({"alpha": solve("alpha", 1), "beta": solve("beta", 2)[1:]}) as server:
+        again = user(clone, "--resume", "runs/stopped", "--server", server.url)
+        served = dict(server.served)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert statuses(summary(clone, "stopped")) == {"alpha": "solved", "beta": "solved"}
+    assert served["alpha"] == 0 and served["beta"] == 3  # the finished run was not run again
+    assert json.loads((clone / "runs" / "stopped" / "beta" / "result.json").read_text())["steps"] == 4
+
+
+EXAMPLES = {"bank": "overdraft", "invoice": "invoice_total", "stats": "bugs in stats.py", "todo": "todo app",
+            "fizzbuzz": "fizzbuzz(n)", "slugify": "URL slug"}  # folder of the solution -> a word of the prompt
+
+
+@needs_bwrap
+def test_the_example_tasks_run_as_a_batch(clone):
+    scripts = {key: [action("write_file", path=p.name, content=p.read_text())
+                     for p in sorted((ROOT / "tests" / "solutions" / name).iterdir())] + [action("finish", summary="done")]
+               for name, key in EXAMPLES.items()}
+    with PerTaskKoboldCpp(scripts) as server:
+        proc = user(clone, "--batch", "example_tasks", "--server", f"{server.url}#2", "--batch-id", "examples",
+                    "--isolation", "bwrap")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = summary(clone, "examples")
+    assert statuses(data) == {name: "solved" for name in EXAMPLES} and data["settings"]["jobs"] == 2
+    assert all(r["hidden_tests"]["ok"] and r["hidden_tests"]["passed"] > 0 for r in data["runs"])
+    assert data["totals"]["solved"] == data["totals"]["tasks"] == 6
