@@ -23,6 +23,7 @@ import httpx
 from rich.console import Console
 
 import llm_client
+import verdict
 from config import Config, ConfigError, load_config
 from runlog import read_transcript, safe_name
 from sandbox import Sandbox, SandboxError
@@ -239,7 +240,8 @@ def write_summary(batch_dir: Path, summary: dict) -> None:
              "|---|---|---|---|---|---|---|---|---|"]
     for r in summary["runs"]:
         hidden = r["hidden_tests"]
-        judged = f"{hidden.get('passed', 0)} passed, {hidden.get('failed', 0)} failed" if isinstance(hidden, dict) else "none"
+        judged = (verdict.counts(hidden) + ("" if hidden.get("ok") else f" ({hidden.get('outcome')})")
+                  if isinstance(hidden, dict) else "none")
         tokens = f"{r['tokens'].get('prompt') or 0} + {r['tokens'].get('completion') or 0}"
         lines.append("| " + " | ".join(cell(v) for v in (r["task_id"], r["status"], r["steps"], r["invalid_replies"],
                                                             r["finish_accepted"], judged, tokens, r["seconds"],
@@ -335,6 +337,8 @@ class Batch:
                                                                  for s in self.servers if s.alive))
         self.publish(running)
         interrupted = False
+        for sig in (signal.SIGTERM, signal.SIGHUP):  # the runs are in sessions of their own: stop them as on Ctrl-C
+            signal.signal(sig, signal.default_int_handler)
         try:
             while pending or running:
                 for server in self.servers:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 DEFAULT_SERVER = "http://127.0.0.1:5001"
 DEFAULT_CONFIG_PATH = Path("agent.yaml")
@@ -67,6 +67,12 @@ class Config(BaseModel):
     max_nudges: int = Field(2, ge=0, description="Times the agent runs the tests for a model that stopped without finish before giving up.")
     runs_dir: str = Field("runs", description="Folder that holds one folder per run.")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
+
+    @field_validator("servers", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        """AGENT_SERVERS=a,b (an environment variable is a string)."""
+        return [s.strip() for s in value.split(",") if s.strip()] if isinstance(value, str) else value
 
     def server_list(self) -> list[str]:
         """Every server named (`server`, comma-separated, wins over `servers`), each as URL[#slots]."""

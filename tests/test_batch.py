@@ -124,6 +124,8 @@ def test_bad_batch_input_is_one_line(clone):
     (clone / "list.txt").write_text("example_tasks/fizzbuzz.txt\nexample_tasks/nope.yaml\n")
     listed = user(clone, "--batch", "list.txt")
     assert listed.returncode == 2 and "list.txt:2: example_tasks/nope.yaml: task not found" in listed.stderr
+    single = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", "http://127.0.0.1:9,http://127.0.0.1:10")
+    assert single.returncode == 2 and single.stderr == "error: several servers are for --batch; a single run takes one --server\n"
     gone = user(clone, "--batch", "example_tasks", "--server", "http://127.0.0.1:9")
     assert gone.returncode == 3 and gone.stderr.strip().splitlines()[-1].startswith("error: no model server answers")
 
@@ -144,6 +146,14 @@ def test_each_server_says_its_slots_or_the_user_does():
     assert [(s.url, s.slots) for s in servers] == [(llama.url, 3), (kobold.url, 1), (kobold.url, 2)]
     down = open_servers(Config(server="http://127.0.0.1:9"), lambda _: None)
     assert [(s.alive, s.slots) for s in down] == [(False, 1)]
+
+
+def test_servers_come_from_the_flag_or_agent_yaml():
+    listed = Config(servers=["http://a:1#2", "http://b:2/"])
+    assert listed.server_list() == ["http://a:1#2", "http://b:2/"] and listed.server_url() == "http://a:1"
+    flag = Config(server="http://x:1, http://y:2#3", servers=["http://a:1"])
+    assert flag.server_list() == ["http://x:1", "http://y:2#3"]
+    assert Config().server_list() == [] and Config().server_url() == "http://127.0.0.1:5001"
 
 
 def serve_in_process(clone: Path, scripts: dict) -> tuple[subprocess.Popen, str]:
@@ -233,3 +243,16 @@ def test_the_example_tasks_run_as_a_batch(clone):
     assert statuses(data) == {name: "solved" for name in EXAMPLES} and data["settings"]["jobs"] == 2
     assert all(r["hidden_tests"]["ok"] and r["hidden_tests"]["passed"] > 0 for r in data["runs"])
     assert data["totals"]["solved"] == data["totals"]["tasks"] == 6
+
+
+@pytest.mark.slow
+def test_a_two_task_batch_with_the_real_small_model_ends_with_a_summary(clone):
+    pytest.importorskip("llama_cpp")
+    (clone / "two.txt").write_text("example_tasks/fizzbuzz.txt\nexample_tasks/stats\n")
+    (clone / "agent.yaml").write_text(yaml.safe_dump({"max_tokens": 512, "max_steps": 2}))
+    proc = user(clone, "--batch", "two.txt", "--batch-id", "smol", timeout=900)  # no server: the bundled SmolLM2
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    data = summary(clone, "smol")
+    assert data["totals"]["tasks"] == data["totals"]["done"] == 2 and set(statuses(data)) == {"fizzbuzz", "stats"}
+    assert all(r["model"] and r["tokens"]["completion"] > 0 and r["steps"] >= 1 for r in data["runs"])
+    assert (clone / "runs" / "smol" / "summary.md").exists()
