@@ -435,27 +435,31 @@ def is_batch(folder: Path) -> bool:
     return (folder / STATE).is_file()
 
 
-def main(args, overrides: dict, cwd: Path) -> int:
-    """--batch PATH, or --resume of a batch folder."""
+def main(args, cwd: Path, flag_settings) -> int:
+    """--batch PATH, or --resume of a batch folder. A resumed batch keeps the flags it was started
+    with (its servers too), except those given again."""
     if getattr(args, "approve", False):
         return fail("--approve cannot be used with a batch (no one is there to approve); drop one of them", 2)
     resume = cwd / args.resume if args.resume else None
     try:
-        config, _ = load_config(cwd / args.config if args.config else None, overrides)
         if resume:
             state = json.loads((resume / STATE).read_text(encoding="utf-8"))
-            state["flags"].update({k: v for k, v in passed_flags(args).items() if v is not None})
+            for name, value in {**state["flags"], "server": state.get("server")}.items():
+                if getattr(args, name) is None and value is not None:
+                    setattr(args, name, value)
+            state["flags"], state["server"] = passed_flags(args), args.server
         else:
             if args.limit is not None and args.limit < 1:
                 raise ConfigError("--limit must be at least 1")
             state = {"tasks": task_ids(find_tasks(args.batch, cwd)[:args.limit]), "flags": passed_flags(args),
-                     "settings": {"tasks": args.batch, "limit": args.limit}}
+                     "server": args.server, "settings": {"tasks": args.batch, "limit": args.limit}}
+        config, _ = load_config(cwd / args.config if args.config else None, flag_settings(args))
         sandbox = Sandbox(config.sandbox)  # made once here (the shared venv too), before any run starts
         servers = open_servers(config, lambda line: print(line, file=sys.stderr))
     except (ConfigError, SandboxError) as e:
         return fail(str(e), 2)
     except (OSError, ValueError, KeyError, TypeError) as e:
-        return fail(f"{resume}: not a batch folder ({e})", 2)
+        return fail(f"{resume}: not a batch folder ({e})" if resume else str(e), 2)
     if not any(s.alive for s in servers):
         return fail("no model server answers at " + ", ".join(s.url or "" for s in servers), 3)
     jobs = args.jobs or sum(s.slots for s in servers if s.alive)

@@ -68,6 +68,13 @@ def resumable_task(run_dir: Path) -> Path:
     return Path(start["source"])
 
 
+def flag_settings(args: argparse.Namespace) -> dict:
+    """The settings the flags give (None: not given)."""
+    return {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
+            "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
+            "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
+
+
 def fail(message: str, code: int) -> int:
     print(f"error: {message}", file=sys.stderr)
     return code
@@ -75,14 +82,12 @@ def fail(message: str, code: int) -> int:
 
 def main(argv: Optional[list[str]] = None) -> int:
     args = parser().parse_args(argv)
-    overrides = {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
-                 "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
-                 "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
+    overrides = flag_settings(args)
     cwd = Path.cwd()  # every path the user gives is relative to it, as in the shell
     if args.import_humaneval:
         return humaneval.main(cwd / args.import_humaneval, args.limit)
     if args.batch or (args.resume and batch.is_batch(cwd / args.resume)):
-        return batch.main(args, overrides, cwd)
+        return batch.main(args, cwd, flag_settings)
     task_path, resume = (cwd / p if p else None for p in (args.task, args.resume))
     try:
         task = load_task(task_path or resumable_task(resume))

@@ -203,7 +203,8 @@ def wait_for(condition, seconds: float = 120) -> None:
 
 def test_ctrl_c_stops_the_batch_and_resume_finishes_only_what_is_not_done(clone):
     write_tasks(clone, {"alpha": 1, "beta": 2})
-    scripts = {"alpha": solve("alpha", 1), "beta": [solve("beta", 2)[0], {"delay": 120, "text": "x"}]}
+    beta = solve("beta", 2)
+    scripts = {"alpha": solve("alpha", 1), "beta": [beta[0], {"delay": 120, "text": "x"}, *beta[1:]]}
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
     with PerTaskKoboldCpp(scripts) as server:
         batch = subprocess.Popen([sys.executable, "run_task.py", "--batch", "batch_tasks", "--server", server.url,
@@ -213,17 +214,18 @@ def test_ctrl_c_stops_the_batch_and_resume_finishes_only_what_is_not_done(clone)
         wait_for(lambda: transcript.exists() and transcript.read_text().count('"llm_request"') == 2)
         batch.send_signal(signal.SIGINT)
         out, err = batch.communicate(timeout=120)
-    assert batch.returncode == 1, out + err
-    data = summary(clone, "stopped")
-    assert statuses(data) == {"alpha": "solved", "beta": "interrupted"}
-    assert data["totals"]["done"] == 1 and "--resume runs/stopped" in out
-    with PerTaskKoboldCpp({"alpha": solve("alpha", 1), "beta": solve("beta", 2)[1:]}) as server:
-        again = user(clone, "--resume", "runs/stopped", "--server", server.url)
-        served = dict(server.served)
+        assert batch.returncode == 1, out + err
+        data = summary(clone, "stopped")
+        assert statuses(data) == {"alpha": "solved", "beta": "interrupted"}
+        assert data["totals"]["done"] == 1 and "--resume runs/stopped" in out
+        before = dict(server.served)
+        again = user(clone, "--resume", "runs/stopped")  # the batch's server and flags are kept
+        after = dict(server.served)
     assert again.returncode == 0, again.stdout + again.stderr
     assert statuses(summary(clone, "stopped")) == {"alpha": "solved", "beta": "solved"}
-    assert served["alpha"] == 0 and served["beta"] == 3  # the finished run was not run again
-    assert json.loads((clone / "runs" / "stopped" / "beta" / "result.json").read_text())["steps"] == 4
+    assert after["alpha"] == before["alpha"] and after["beta"] == before["beta"] + 3  # the finished run is not run again
+    result = json.loads((clone / "runs" / "stopped" / "beta" / "result.json").read_text())
+    assert result["steps"] == 4 and result["sandbox"] == "basic"
 
 
 EXAMPLES = {"bank": "overdraft", "invoice": "invoice_total", "stats": "bugs in stats.py", "todo": "todo app",
