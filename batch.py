@@ -188,9 +188,9 @@ def summary_row(entry: dict, run_dir: Path, extra: dict) -> dict:
     """One run as the summary lists it (the issue's fields first, then ours)."""
     result = read_result(run_dir) or {}
     seconds = result.get("seconds") or {}
+    status, reason = extra.pop("status", "error"), extra.pop("reason", "the run ended without a result")
     return {"task": result.get("task") or Path(entry["task"]).stem, "task_id": entry["task_id"],
-            "status": result.get("status") or extra.pop("status", "error"),
-            "reason": result.get("reason") or extra.pop("reason", "the run ended without a result"),
+            "status": result.get("status") or status, "reason": result.get("reason") or reason,
             "steps": result.get("steps", 0), "invalid_replies": result.get("invalid_replies", 0),
             "finish_accepted": bool(result.get("finish_accepted")), "hidden_tests": result.get("hidden_tests"),
             "tokens": result.get("tokens") or {"prompt": 0, "completion": 0},

@@ -258,3 +258,25 @@ def test_a_two_task_batch_with_the_real_small_model_ends_with_a_summary(clone):
     assert data["totals"]["tasks"] == data["totals"]["done"] == 2 and set(statuses(data)) == {"fizzbuzz", "stats"}
     assert all(r["model"] and r["tokens"]["completion"] > 0 and r["steps"] >= 1 for r in data["runs"])
     assert (clone / "runs" / "smol" / "summary.md").exists()
+
+
+MAKE_VENV = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {root!r})
+import sandbox
+sandbox.cache_dir = lambda: Path({cache!r})  # a fresh cache: this test makes the interpreter itself
+print(sandbox.default_venv())
+"""
+
+
+def test_runs_starting_together_make_the_shared_sandbox_interpreter_once(scratch):
+    code = MAKE_VENV.format(root=str(ROOT), cache=str(scratch / "cache"))
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    outputs = [p.communicate(timeout=600) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outputs
+    pythons = {out.strip() for out, _ in outputs}
+    assert len(pythons) == 1 and sum("Creating the sandbox interpreter" in err for _, err in outputs) == 1
+    python = pythons.pop()
+    assert subprocess.run([python, "-c", "import pytest"]).returncode == 0
