@@ -207,7 +207,7 @@ def totals(tasks: int, rows: list[dict], wall: float) -> dict:
     return {"tasks": tasks, "done": len(done), "solved": count("solved"),
             "finish_accepted": sum(r["finish_accepted"] for r in done), "unsolved": count("unsolved"),
             "stuck": count("stuck"), "step_limit": count("step_limit"), "error": count("error"),
-            "invalid_replies": sum(r["invalid_replies"] for r in rows),
+            "invalid_replies": sum(r["invalid_replies"] for r in rows), "steps": sum(r["steps"] for r in rows),
             "tokens": {k: sum(r["tokens"].get(k) or 0 for r in rows) for k in ("prompt", "completion")},
             "seconds": round(sum(r["seconds"] or 0 for r in rows), 2),
             "not_done": tasks - len(done), "pass_rate": round(count("solved") / tasks, 3) if tasks else 0.0,
@@ -458,11 +458,21 @@ def main(args, cwd: Path, flag_settings) -> int:
         servers = open_servers(config, lambda line: print(line, file=sys.stderr))
     except (ConfigError, SandboxError) as e:
         return fail(str(e), 2)
+    except KeyboardInterrupt:
+        return fail("interrupted before any run started", 1)
     except (OSError, ValueError, KeyError, TypeError) as e:
         return fail(f"{resume}: not a batch folder ({e})" if resume else str(e), 2)
     if not any(s.alive for s in servers):
         return fail("no model server answers at " + ", ".join(s.url or "" for s in servers), 3)
-    jobs = args.jobs or sum(s.slots for s in servers if s.alive)
+    if args.jobs is not None and args.jobs < 1:
+        return fail("--jobs must be at least 1", 2)
+    if servers[0].url is None and args.jobs:
+        servers[0].slots = args.jobs  # no server named: each run finds its own (the demo model runs in it)
+    slots = sum(s.slots for s in servers if s.alive)
+    if args.jobs and args.jobs > slots:
+        print(f"note: --jobs {args.jobs}, but the servers have {slots} slots together; runs wait for a free slot "
+              "(URL#N gives a server N slots)", file=sys.stderr)
+    jobs = min(args.jobs or slots, slots)
     if jobs > 1 and sandbox.confinement.layer != "bwrap":
         return fail(f"--jobs {jobs} needs the bwrap sandbox layer: under the basic layer parallel runs share the test "
                     "user and its scratch area and could change each other's files; install bubblewrap "

@@ -113,7 +113,7 @@ def test_the_default_batch_id_never_overwrites_an_earlier_batch(clone):
 def test_parallel_runs_under_the_basic_layer_are_refused(clone):
     write_tasks(clone, {"alpha": 1, "beta": 2})
     with PerTaskKoboldCpp({}) as server:
-        proc = user(clone, "--batch", "batch_tasks", "--server", server.url, "--jobs", "2", "--isolation", "basic")
+        proc = user(clone, "--batch", "batch_tasks", "--server", f"{server.url}#2", "--isolation", "basic")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "bwrap" in proc.stderr
     assert not (clone / "runs").exists() or not any((clone / "runs").iterdir())
 
