@@ -196,7 +196,7 @@ def summary_row(entry: dict, run_dir: Path, extra: dict) -> dict:
             "tokens": result.get("tokens") or {"prompt": 0, "completion": 0},
             "seconds": seconds.get("total", 0) if isinstance(seconds, dict) else seconds,
             "verified": result.get("verified"), "protected_tests": result.get("protected_tests"),
-            "model": result.get("model"), "run_dir": str(run_dir),
+            "model": result.get("model"), "task_source": entry["task"], "run_dir": str(run_dir),
             "infrastructure_failure": infrastructure_failure(result or None), **extra}
 
 

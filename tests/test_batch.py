@@ -102,12 +102,15 @@ def test_the_default_batch_id_never_overwrites_an_earlier_batch(clone):
     with PerTaskKoboldCpp({"alpha": solve("alpha", 1) * 3}) as server:
         first = user(clone, "--batch", "batch_tasks/*.yaml", "--server", server.url, "--isolation", "basic")
         second = user(clone, "--batch", "batch_tasks/*.yaml", "--server", server.url, "--isolation", "basic")
-        again = user(clone, "--batch", "batch_tasks", "--server", server.url, "--batch-id", "x", "--isolation", "basic")
+        again = user(clone, "--batch", "batch_tasks", "--server", server.url, "--batch-id", "x", "--isolation", "basic",
+                     "--verbose")
         taken = user(clone, "--batch", "batch_tasks", "--server", server.url, "--batch-id", "x", "--isolation", "basic")
     assert first.returncode == 0 and second.returncode == 0 and again.returncode == 0, first.stderr + second.stderr
     batches = sorted(p.name for p in (clone / "runs").iterdir())
     assert len(batches) == 3 and all(summary(clone, b)["totals"]["solved"] == 1 for b in batches)
     assert taken.returncode == 2 and taken.stderr.startswith("error: ") and "already exists" in taken.stderr
+    assert "thought:" in again.stdout and not (clone / "runs" / "x" / "alpha" / "console.log").exists()  # --verbose
+    assert "thought:" not in first.stdout and "thought:" in (clone / "runs" / batches[0] / "alpha" / "console.log").read_text()
 
 
 def test_parallel_runs_under_the_basic_layer_are_refused(clone):
