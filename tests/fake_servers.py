@@ -208,9 +208,9 @@ class FakeKoboldCpp(ScriptedServer):
 
 class PerTaskKoboldCpp(FakeKoboldCpp):
     """A scripted KoboldCPP for batches (NOT a model): one script per task, chosen by a key (a
-    word of the task's prompt) found in the request's messages, so runs that share the server
-    each get their own replies whatever the order they arrive in. `served` counts each key's
-    generations. Run as a process (`python tests/fake_servers.py SCRIPTS.json`, it prints its
+    word of the task's prompt) found in the request's first user message (the task), so runs
+    that share the server each get their own replies whatever order they arrive in. `served`
+    counts each key's generations. Run as a process (`python tests/fake_servers.py SCRIPTS.json`, it prints its
     URL) to be killed mid-batch like a real server."""
 
     def __init__(self, scripts: dict[str, Script], **kwargs):
@@ -220,7 +220,8 @@ class PerTaskKoboldCpp(FakeKoboldCpp):
         self._request = threading.local()
 
     def _generate(self, body: dict, length_field: str):
-        text = json.dumps(body.get("messages") or body.get("prompt") or "")
+        task = [m.get("content") for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
+        text = str(task[0] if task else body.get("prompt") or "")  # the task message comes first
         self._request.key = next((key for key in self.scripts if key in text), None)
         return super()._generate(body, length_field)
 

@@ -283,3 +283,28 @@ def test_runs_starting_together_make_the_shared_sandbox_interpreter_once(scratch
     assert len(pythons) == 1 and sum("Creating the sandbox interpreter" in err for _, err in outputs) == 1
     python = pythons.pop()
     assert subprocess.run([python, "-c", "import pytest"]).returncode == 0
+
+
+@needs_bwrap
+def test_parallel_runs_cannot_see_each_other(clone):
+    """Under bwrap a run's test code sees neither the other runs' folders, nor the tasks, nor
+    the scratch area where, as root, the judged copies of every run live."""
+    write_tasks(clone, {"alpha": 1})
+    runs = clone / "runs" / "apart"
+    spy_test = ("import os\n\ndef test_no_other_run_is_visible():\n"
+                f"    assert os.listdir({str(runs)!r}) == ['spy']  # only the path to its own copy\n"
+                f"    assert not os.path.exists({str(runs / 'alpha')!r})\n"
+                "    assert not os.path.exists('/var/cache/tdd-agent/stage')\n"
+                f"    assert not os.path.exists({str(clone / 'batch_tasks')!r})\n")
+    (clone / "batch_tasks" / "spy.yaml").write_text(yaml.safe_dump({
+        "prompt": "spy: look around.", "prove_tests": False,
+        "hidden_tests": {"test_hidden_spy.py": "def test_nothing_to_see():\n    pass\n"}}))
+    scripts = {"alpha": solve("alpha", 1), "spy": [action("write_file", path="test_spy.py", content=spy_test),
+                                                   action("run_tests"), action("finish", summary="done")]}
+    with PerTaskKoboldCpp(scripts) as server:
+        proc = user(clone, "--batch", "batch_tasks", "--server", f"{server.url}#2", "--batch-id", "apart",
+                    "--isolation", "bwrap")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert statuses(summary(clone, "apart")) == {"alpha": "solved", "spy": "solved"}
+    spy = json.loads((runs / "spy" / "result.json").read_text())
+    assert spy["last_test_run"]["passed"] == 1 and spy["finish_accepted"]
