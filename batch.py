@@ -382,19 +382,23 @@ class Batch:
             return str(self.dir)
 
     def console_log(self, entry: dict) -> Path:
-        """The run's console output: in its folder when it has one, else beside it until it does."""
+        """The run's console output: in its folder when it has one, else beside it until it does
+        (a new run's folder is made by the run itself)."""
         run_dir = self.run_dir(entry)
         return run_dir / "console.log" if run_dir.is_dir() else self.dir / f"{entry['task_id']}.console.log"
 
+    def adopt_log(self, entry: dict) -> Path:
+        """Once the run has its folder, its console output moves in; where the log is now."""
+        early, run_dir = self.dir / f"{entry['task_id']}.console.log", self.run_dir(entry)
+        if early.exists() and run_dir.is_dir():
+            shutil.move(early, run_dir / "console.log")
+        return self.console_log(entry)
+
     def ended(self, entry: dict, code: int, wall: float, server: Server, pending: list, attempts: dict) -> None:
-        run_dir = self.run_dir(entry)
-        early_log = self.dir / f"{entry['task_id']}.console.log"
-        if early_log.exists() and run_dir.is_dir():
-            shutil.move(early_log, run_dir / "console.log")
-        result = read_result(run_dir)
+        log = self.adopt_log(entry)
+        result = read_result(self.run_dir(entry))
         extra = self.extra[entry["task_id"]]
         if result is None:
-            log = run_dir / "console.log" if run_dir.is_dir() else early_log
             extra.update(status="error", reason=f"the run ended without a result (exit code {code}): {last_line(log)}")
         else:
             extra["overhead_seconds"] = round(wall - float((result.get("seconds") or {}).get("total") or 0), 3)
@@ -421,12 +425,9 @@ class Batch:
                 time.sleep(0.1)
         except KeyboardInterrupt:
             pass
-        for handle, *_ in running.values():
+        for handle, _, entry, _ in running.values():
             self.executor.interrupt(handle, hard=True)
-        for handle, server, entry, began in running.values():
-            early_log = self.dir / f"{entry['task_id']}.console.log"
-            if early_log.exists() and self.run_dir(entry).is_dir():
-                shutil.move(early_log, self.run_dir(entry) / "console.log")
+            self.adopt_log(entry)
 
 
 # -- the command line ----------------------------------------------------------------------------
