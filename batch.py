@@ -441,6 +441,8 @@ def main(args, cwd: Path, flag_settings) -> int:
     with (its servers too), except those given again."""
     if getattr(args, "approve", False):
         return fail("--approve cannot be used with a batch (no one is there to approve); drop one of them", 2)
+    if args.run_id:
+        return fail("--run-id is for a single run; a batch names its runs by task (--batch-id names the batch)", 2)
     resume = cwd / args.resume if args.resume else None
     try:
         if resume:

@@ -129,6 +129,8 @@ def test_bad_batch_input_is_one_line(clone):
     assert listed.returncode == 2 and "list.txt:2: example_tasks/nope.yaml: task not found" in listed.stderr
     single = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", "http://127.0.0.1:9,http://127.0.0.1:10")
     assert single.returncode == 2 and single.stderr == "error: several servers are for --batch; a single run takes one --server\n"
+    named = user(clone, "--batch", "example_tasks", "--run-id", "x")
+    assert named.returncode == 2 and named.stderr.startswith("error: --run-id is for a single run")
     gone = user(clone, "--batch", "example_tasks", "--server", "http://127.0.0.1:9")
     assert gone.returncode == 3 and gone.stderr.strip().splitlines()[-1].startswith("error: no model server answers")
 
