@@ -104,6 +104,8 @@ class Server:
 
 def open_servers(config: Config, say) -> list[Server]:
     """Every server named, with its parallel slots: URL#N says, else the server is asked."""
+    if config.backend == "embedded":
+        return [Server(None, 1)]  # the model runs inside each run: no server to ask
     servers = []
     for spec in config.server_list() or [None]:
         if spec is None:
