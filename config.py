@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, Mapping, Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 DEFAULT_SERVER = "http://127.0.0.1:5001"
 DEFAULT_CONFIG_PATH = Path("agent.yaml")
@@ -47,7 +47,8 @@ class Config(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    server: Optional[str] = Field(None, description=f"Model server URL. Empty: {DEFAULT_SERVER} (KoboldCPP's default), and the bundled demo model if nothing answers there.")
+    server: Optional[str] = Field(None, description=f"Model server URL. Empty: {DEFAULT_SERVER} (KoboldCPP's default), and the bundled demo model if nothing answers there. A batch takes several, comma-separated.")
+    servers: list[str] = Field(default_factory=list, description="Every model server a batch may use (when `server` is empty), each URL with an optional #N for its parallel slots (default: asked from the server). A single run uses the first.")
     backend: Literal["auto", "koboldcpp", "openai", "ollama", "embedded"] = Field("auto", description="Which kind of server; auto asks the server what it is.")
     protocol: Literal["auto", "grammar", "json_schema", "tools", "none"] = Field("auto", description="How replies are constrained: a GBNF grammar, a JSON schema, native tool calls, or none (replies are validated either way). auto picks the best the server supports.")
     model: Optional[str] = Field(None, description="Model name to request (Ollama, vLLM, LM Studio need it; KoboldCPP and llama-server ignore it).")
@@ -70,8 +71,20 @@ class Config(BaseModel):
     decider_timeout: float = Field(20.0, gt=0, description="Seconds to wait for the decision model's note; after that it says 'no answer' and the run goes on.")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
 
+    @field_validator("servers", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        """AGENT_SERVERS=a,b (an environment variable is a string)."""
+        return [s.strip() for s in value.split(",") if s.strip()] if isinstance(value, str) else value
+
+    def server_list(self) -> list[str]:
+        """Every server named (`server`, comma-separated, wins over `servers`), each as URL[#slots]."""
+        named = self.server.split(",") if self.server else self.servers
+        return [s.strip() for s in named if s.strip()]
+
     def server_url(self) -> str:
-        return (self.server or DEFAULT_SERVER).rstrip("/")
+        """The one server of a single run: the first named, without its #slots."""
+        return (next(iter(self.server_list()), DEFAULT_SERVER)).split("#")[0].rstrip("/")
 
 
 def _commented_defaults() -> str:
@@ -197,7 +210,7 @@ def load_config(path: Optional[Path] = None, overrides: Optional[dict[str, Any]]
         config = Config.model_validate(merged)
     except ValidationError as e:
         raise ConfigError(_from_env(e, env_values, flags) or describe_validation_error(str(path), e)) from None
-    return with_absolute_paths(config, Path.cwd()), bool(config.server)
+    return with_absolute_paths(config, Path.cwd()), bool(config.server_list())
 
 
 def with_absolute_paths(config: Config, base: Path) -> Config:

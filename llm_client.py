@@ -143,6 +143,11 @@ class Backend:
     def count_tokens(self, text: str) -> Optional[int]:
         return None
 
+    def slots(self) -> int:
+        """Generations the server runs at once. KoboldCPP generates one at a time (its
+        --multiuser only queues); Ollama's OLLAMA_NUM_PARALLEL is not visible: 1."""
+        return 1
+
     def complete(self, messages: list[dict], fmt: ActionFormat, protocol: str) -> Reply:
         """One model turn, timed, with who answered: the same for every backend."""
         start = time.monotonic()
@@ -362,6 +367,7 @@ class OpenAICompatible(HttpBackend):
     def __init__(self, config: Config, url: str):
         super().__init__(config, url)
         props = self.get_json("/props")
+        self.total_slots = (props or {}).get("total_slots")
         models = self.get_json("/v1/models") or {}
         first = (models.get("data") or [{}])[0] if isinstance(models.get("data"), list) else {}
         self.flavour = "llama-server" if props else ("llama-cpp-python" if first.get("owned_by") == "me" else "openai")
@@ -376,6 +382,10 @@ class OpenAICompatible(HttpBackend):
 
     def describe(self) -> str:
         return f"{self.flavour}: {super().describe()}"
+
+    def slots(self) -> int:
+        """llama-server says how many requests it serves at once (`--parallel`) in /props."""
+        return self.total_slots if isinstance(self.total_slots, int) and self.total_slots > 0 else 1
 
     def count_tokens(self, text: str) -> Optional[int]:
         if self.flavour != "llama-server":

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Optional
 
 import approval
+import batch
 import console
+import humaneval
 import llm_client
 import report
 from config import Config, ConfigError, SandboxConfig, load_config
@@ -55,6 +57,13 @@ def parser() -> argparse.ArgumentParser:
     what.add_argument("--compare", type=Path, nargs="+", metavar="BATCH", help="batches side by side: a table and compare.html")
     reading.add_argument("--quiet", action="store_true", help="print only the result line")
     reading.add_argument("--json", action="store_true", help="print only the result, as one JSON object on stdout")
+    batches = p.add_argument_group("batch runs (--resume of a batch folder finishes what is not done)")
+    what.add_argument("--batch", metavar="PATH", help="run many tasks: a folder of tasks, a glob, or a file listing tasks")
+    what.add_argument("--import-humaneval", type=Path, metavar="DIR", help="write HumanEval's problems as task folders into DIR")
+    batches.add_argument("--limit", type=int, help="only the first N tasks (--batch, --import-humaneval)")
+    batches.add_argument("--jobs", type=int, help="runs at once (default: every server's slots together)")
+    batches.add_argument("--batch-id", help="name of the batch folder under runs/ (default: batch-<date>-<time>)")
+    batches.add_argument("--verbose", action="store_true", help="show every run's console output")
     return p
 
 
@@ -77,6 +86,14 @@ def resumable_task(run_dir: Path) -> Path:
     return Path(start["source"])
 
 
+def flag_settings(args: argparse.Namespace) -> dict:
+    """The settings the flags give (None: not given)."""
+    return {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
+            "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
+            "decider": args.decider, "decider_block": args.decider_block,
+            "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
+
+
 def fail(message: str, code: int) -> int:
     print(f"error: {message}", file=sys.stderr)
     return code
@@ -95,11 +112,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     # --json: stdout holds only the result (the run is shown on stderr); --quiet: only the result line
     out = console.make_console(stderr=args.json, quiet=args.quiet)
     say = lambda line: out.print(line, markup=False)  # noqa: E731
-    overrides = {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
-                 "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
-                 "decider": args.decider, "decider_block": args.decider_block,
-                 "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
+    overrides = flag_settings(args)
     cwd = Path.cwd()  # every path the user gives is relative to it, as in the shell
+    if args.import_humaneval:
+        return humaneval.main(cwd / args.import_humaneval, args.limit)
+    if args.batch or (args.resume and batch.is_batch(cwd / args.resume)):
+        return batch.main(args, cwd, flag_settings)
     task_path, resume = (cwd / p if p else None for p in (args.task, args.resume))
     try:
         task = load_task(task_path or resumable_task(resume))
@@ -109,6 +127,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     refused = approval.refusal(args.approve, sys.stdin.isatty(), config)
     if refused:
         return fail(refused, 2)
+    if "," in (config.server or ""):
+        return fail("several servers are for --batch; a single run takes one --server", 2)
     try:
         backend = llm_client.connect(config, server_named, say=say)
     except llm_client.BackendError as e:

@@ -14,9 +14,14 @@ import prompts
 from actions import strip_thinking
 
 
+def safe_name(task_id: str) -> str:
+    """A task id as a folder name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", task_id).strip("-.") or "run"
+
+
 def new_run_dir(runs_dir: Path, task_id: str) -> Path:
     """A fresh folder for this run; an earlier run's folder is never reused or destroyed."""
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", task_id).strip("-.") or "run"
+    safe = safe_name(task_id)
     runs_dir.mkdir(parents=True, exist_ok=True)
     candidate, n = runs_dir / safe, 1
     while True:

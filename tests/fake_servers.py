@@ -57,13 +57,18 @@ class ScriptedServer:
         """The next scripted reply; when the script runs out, the model keeps saying prose.
         A delayed reply ends early when `stop` is set (KoboldCPP's abort)."""
         with self._lock:
-            item = self.replies.pop(0) if self.replies else "I am done."
+            script = self.script()
+            item = script.pop(0) if script else "I am done."
             self.generations += 1
         if isinstance(item, str):
             item = {"text": item}
         if item.get("delay"):  # a slow model, to interrupt a run mid-request
             (stop or threading.Event()).wait(item["delay"])
         return item
+
+    def script(self) -> list:
+        """The replies left for the request being served."""
+        return self.replies
 
     def route(self, method: str, path: str, body: Optional[dict]) -> tuple[int, Any]:
         raise NotImplementedError
@@ -201,6 +206,33 @@ class FakeKoboldCpp(ScriptedServer):
         return 404, {"detail": "Not Found"}
 
 
+class PerTaskKoboldCpp(FakeKoboldCpp):
+    """A scripted KoboldCPP for batches (NOT a model): one script per task, chosen by a key (a
+    word of the task's prompt) found in the request's first user message (the task), so runs
+    that share the server each get their own replies whatever order they arrive in. `served`
+    counts each key's generations. Run as a process (`python tests/fake_servers.py SCRIPTS.json`, it prints its
+    URL) to be killed mid-batch like a real server."""
+
+    def __init__(self, scripts: dict[str, Script], **kwargs):
+        super().__init__([], **kwargs)
+        self.scripts = {key: list(replies) for key, replies in scripts.items()}
+        self.served = {key: 0 for key in scripts}
+        self._request = threading.local()
+
+    def _generate(self, body: dict, length_field: str):
+        task = [m.get("content") for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
+        text = str(task[0] if task else body.get("prompt") or "")  # the task message comes first
+        self._request.key = next((key for key in self.scripts if key in text), None)
+        return super()._generate(body, length_field)
+
+    def script(self) -> list:
+        key = getattr(self._request, "key", None)
+        if key is None:
+            return []
+        self.served[key] += 1
+        return self.scripts[key]
+
+
 class FakeLlamaServer(ScriptedServer):
     """llama.cpp's llama-server: /health (503 while "loading"), /props, /tokenize, and chat
     completions that carry real `usage` (with cached tokens) and `timings`. Both `grammar` and
@@ -208,9 +240,10 @@ class FakeLlamaServer(ScriptedServer):
 
     kind = "llama-server"
 
-    def __init__(self, replies: Script = (), context: int = 4096, loading_probes: int = 0):
+    def __init__(self, replies: Script = (), context: int = 4096, loading_probes: int = 0, slots: int = 1):
         super().__init__(replies, context)
         self.loading_probes = loading_probes
+        self.slots = slots  # `--parallel N`: /props total_slots
 
     def route(self, method, path, body):
         if self.loading_probes and path != "/health":
@@ -221,7 +254,7 @@ class FakeLlamaServer(ScriptedServer):
                 return 503, {"error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}}
             return 200, {"status": "ok"}
         if method == "GET" and path == "/props":
-            return 200, {"default_generation_settings": {"n_ctx": self.context}, "total_slots": 1,
+            return 200, {"default_generation_settings": {"n_ctx": self.context}, "total_slots": self.slots,
                          "chat_template": "{% for m in messages %}...{% endfor %}", "build_info": "b9999-fake"}
         if method == "GET" and path == "/v1/models":
             return 200, {"object": "list", "data": [{"id": "fake-coder.gguf", "object": "model", "owned_by": "llamacpp",
@@ -374,3 +407,11 @@ class ScriptedBackend:
         item = {"text": item} if isinstance(item, str) else item
         return self._reply(item.get("text", ""), "stop", bool(item.get("truncated")), prompt_tokens=10,
                            completion_tokens=len(item.get("text", "")) // 4, backend=self.name, model=self.model)
+
+
+if __name__ == "__main__":  # a scripted server in a process of its own, to be killed
+    import sys
+    with open(sys.argv[1]) as f:
+        server = PerTaskKoboldCpp(json.load(f))
+    print(server.url, flush=True)
+    server.httpd.serve_forever()
