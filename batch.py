@@ -22,6 +22,7 @@ from typing import Any, Optional
 import httpx
 from rich.console import Console
 
+import approval
 import llm_client
 import report
 import verdict
@@ -447,8 +448,6 @@ def is_batch(folder: Path) -> bool:
 def main(args, cwd: Path, flag_settings) -> int:
     """--batch PATH, or --resume of a batch folder. A resumed batch keeps the flags it was started
     with (its servers too), except those given again."""
-    if getattr(args, "approve", False):
-        return fail("--approve cannot be used with a batch (no one is there to approve); drop one of them", 2)
     if args.run_id:
         return fail("--run-id is for a single run; a batch names its runs by task (--batch-id names the batch)", 2)
     resume = cwd / args.resume if args.resume else None
@@ -465,6 +464,9 @@ def main(args, cwd: Path, flag_settings) -> int:
             state = {"tasks": task_ids(find_tasks(args.batch, cwd)[:args.limit]), "flags": passed_flags(args),
                      "server": args.server, "settings": {"tasks": args.batch, "limit": args.limit}}
         config, _ = load_config(cwd / args.config if args.config else None, flag_settings(args))
+        refused = approval.refusal(args.approve, False, config, batch=True)
+        if refused:
+            raise ConfigError(refused)
         sandbox = Sandbox(config.sandbox)  # made once here (the shared venv too), before any run starts
         servers = open_servers(config, lambda line: print(line, file=sys.stderr))
     except (ConfigError, SandboxError) as e:

@@ -205,6 +205,13 @@ def test_approve_without_a_terminal_is_refused_at_start(clone):
     assert len(proc.stderr.splitlines()) == 1 and not (clone / "runs").exists()
 
 
+def test_approve_with_a_batch_is_refused_at_start(clone):
+    proc = user(clone, "--batch", "example_tasks", "--approve")
+    assert proc.returncode == 2 and proc.stdout == "" and len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.startswith("error: --approve asks a person before every test run and a --batch run has nobody")
+    assert not (clone / "runs").exists()
+
+
 def test_decider_block_needs_a_decider(clone):
     proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--decider-block", "0.9")
     assert proc.returncode == 2 and proc.stderr.startswith("error: --decider-block needs a decision model")
