@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import actions as act
+import context
 import prompts
 import verdict
 from config import Config
@@ -18,9 +19,6 @@ import isolation
 from sandbox import Sandbox, TestRun, is_test_file, put_file
 from stuck import StuckDetector
 from tasks import Task
-
-ELIDED = "[elided to fit the context window]"
-
 
 class Status(str, Enum):
     """How a run ended (the value is what result.json and the console say)."""
@@ -68,6 +66,7 @@ class Orchestrator:
                                {"role": "user", "content": prompts.task_message(task.spec.prompt, self.workspace.files(),
                                                                                  list(self.protected))}])
         self.stuck = StuckDetector(config.stuck_limit)
+        self.budget = context.Budget(backend.count_tokens, backend.context_size, config.max_tokens, config.compact_at)
         self.reads: dict[str, str] = {}  # path -> state of the workspace when it was last read
 
     def record(self, type_: str, **fields) -> dict:
@@ -90,7 +89,8 @@ class Orchestrator:
         self.record("resume" if self.resume else "start", task_id=self.run_dir.name, task=self.task.id,
                     source=self.task.source, prompt=self.task.spec.prompt, backend=self.backend.describe(),
                     protocol=self.protocol, sandbox=self.sandbox.describe(), max_steps=self.max_steps,
-                    protected=sorted(self.protected), actions=[m.tag() for m in self.enabled])
+                    protected=sorted(self.protected), actions=[m.tag() for m in self.enabled],
+                    **({} if self.resume else {"task_message": self.state.task}))
         try:
             while True:
                 if self.state.step >= self.max_steps:
@@ -194,7 +194,7 @@ class Orchestrator:
         last = self.state.last_run
         if isinstance(action, act.RunTests):
             if last and before == last.get("workspace_state") and last["outcome"] != "not_run":
-                return (prompts.nothing_changed_since_tests(last["step"], last["output"]),
+                return (prompts.nothing_changed_since_tests(last["output"]),
                         "the tests were re-run with no change since the last run", before)
             return self._run_tests().output, None, before
         if isinstance(action, act.Finish):
@@ -307,41 +307,44 @@ class Orchestrator:
     # -- context budget -----------------------------------------------------------------------
 
     def _fit_context(self) -> None:
-        """Never send a request blind into an overflow: elide the oldest observations and
-        replies, then cut the latest observation, until the history fits; else stop the run."""
+        """Never send a request blind into an overflow, and never rewrite the history between
+        compactions (context.py says why): past the threshold, compact once; if even that does not
+        fit, cut the latest observation; else stop the run."""
         messages = self.state.messages
-        budget = self.backend.context_size - self.config.max_tokens - 64
-        used = self._tokens()
-        while used > budget:
-            excess = used - budget
-            elidable = [i for i in range(2, len(messages) - 1) if messages[i]["content"] != ELIDED]
-            if not elidable:
-                break
-            for index in elidable:  # the oldest first, until the (under-)estimated saving covers the excess
-                excess -= (len(messages[index]["content"]) - len(ELIDED)) // 4
-                messages[index] = {**messages[index], "content": ELIDED}
-                self.log.event("context_elided", self.state.step, message_index=index)
-                if excess <= 0:
-                    break
-            self.reads.clear()  # an elided file content is no longer "above"
-            used = self._tokens()
+        used = self.budget.tokens(messages)
+        if used > self.budget.threshold:
+            used = self._compact(used)
         full = messages[-1]["content"]
         keep = len(full)
-        while len(messages) > 2 and used > budget and keep > 200:
+        while len(messages) > 2 and used > self.budget.room and keep > 200:
             keep //= 2
-            messages[-1]["content"] = full[:keep] + "\n[... cut to fit the context window]"
-            self.log.event("context_elided", self.state.step, message_index=len(messages) - 1)
-            used = self._tokens()
-        if used > budget:
+            self.record("context_cut", keep=keep)
+            used = self.budget.tokens(messages)
+        if used > self.budget.room:
             raise RunEnded(Status.ERROR, f"the history no longer fits the context ({self.backend.context_size} tokens) "
                                          f"with {self.config.max_tokens} tokens left for the reply")
 
-    def _tokens(self) -> int:
-        messages = self.state.messages
-        text = "\n".join(m["content"] for m in messages)
-        estimate = len(text) // 3 + 8 * len(messages)
-        budget = self.backend.context_size - self.config.max_tokens
-        if estimate < 0.7 * budget:
-            return estimate
-        exact = self.backend.count_tokens(text)
-        return exact + 8 * len(messages) if exact is not None else estimate
+    def _compact(self, used: int) -> int:
+        """One compaction, recorded with the token counts before and after; without the file
+        contents if with them the history would soon pass the threshold again (they can be read
+        again). Returns the tokens after."""
+        def read(path: str) -> Optional[str]:
+            data = self.workspace.read_bytes(path)
+            return data.decode("utf-8", "replace") if data is not None else None
+
+        last_output = self.state.last_run["output"] if self.state.last_run else None
+        for with_files in (True, False):
+            fields = context.compaction(self.state.messages, self.state.compacted, read, last_output, with_files)
+            if fields is None:
+                return used
+            trial = [dict(m) for m in self.state.messages]
+            context.apply_compaction(trial, self.state.task, fields)
+            after = self.budget.tokens(trial)
+            if after <= self.budget.target or not with_files:
+                break
+        if after >= used:
+            return used
+        self.record("context_compacted", tokens_before=used, tokens_after=after, **fields)
+        self.reads.clear()  # what was read is summarized now, not "above" as it was
+        self.say(f"    context compacted: {used} -> {after} tokens")
+        return after
