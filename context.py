@@ -110,6 +110,23 @@ def compaction(messages: list[dict], earlier: dict, read_file: Callable[[str], O
     return {"kept": len(messages) - tail, "lines": lines, "files": files, "test_output": test_output}
 
 
+def compact(messages: list[dict], task: str, earlier: dict, read_file: Callable[[str], Optional[str]],
+            test_output: Optional[str], budget: Budget, used: int) -> Optional[dict]:
+    """The context_compacted event's fields, with the tokens before and after; without the file
+    contents if with them the history would soon pass the threshold again (the model can read
+    them again). None when a compaction would not make the history smaller."""
+    for with_files in (True, False):
+        fields = compaction(messages, earlier, read_file, test_output, with_files)
+        if fields is None:
+            return None
+        trial = [dict(m) for m in messages]
+        apply_compaction(trial, task, fields)
+        after = budget.tokens(trial)
+        if after <= budget.target:
+            break
+    return {"tokens_before": used, "tokens_after": after, **fields} if after < used else None
+
+
 def apply_compaction(messages: list[dict], task: str, event: dict) -> None:
     """The history after a compaction: the system prompt, the task with the summary, the kept steps."""
     content = prompts.compacted_task(task, event["lines"], event["files"], event["test_output"])

@@ -325,26 +325,17 @@ class Orchestrator:
                                          f"with {self.config.max_tokens} tokens left for the reply")
 
     def _compact(self, used: int) -> int:
-        """One compaction, recorded with the token counts before and after; without the file
-        contents if with them the history would soon pass the threshold again (they can be read
-        again). Returns the tokens after."""
+        """One compaction (context.compact says what it keeps), recorded; the tokens after it."""
         def read(path: str) -> Optional[str]:
             data = self.workspace.read_bytes(path)
             return data.decode("utf-8", "replace") if data is not None else None
 
-        last_output = self.state.last_run["output"] if self.state.last_run else None
-        for with_files in (True, False):
-            fields = context.compaction(self.state.messages, self.state.compacted, read, last_output, with_files)
-            if fields is None:
-                return used
-            trial = [dict(m) for m in self.state.messages]
-            context.apply_compaction(trial, self.state.task, fields)
-            after = self.budget.tokens(trial)
-            if after <= self.budget.target or not with_files:
-                break
-        if after >= used:
+        s = self.state
+        fields = context.compact(s.messages, s.task, s.compacted, read, s.last_run["output"] if s.last_run else None,
+                                 self.budget, used)
+        if fields is None:
             return used
-        self.record("context_compacted", tokens_before=used, tokens_after=after, **fields)
+        self.record("context_compacted", **fields)
         self.reads.clear()  # what was read is summarized now, not "above" as it was
-        self.say(f"    context compacted: {used} -> {after} tokens")
-        return after
+        self.say(f"    context compacted: {used} -> {fields['tokens_after']} tokens")
+        return fields["tokens_after"]
