@@ -139,9 +139,9 @@ class Orchestrator:
         isolation.remove_tree(self.run_dir / "proof")
 
     def _turn(self) -> None:
-        self._fit_context()
+        tokens = self._fit_context()
         messages = self.state.messages
-        self.record("llm_request", messages=len(messages), chars=sum(len(m["content"]) for m in messages))
+        self.record("llm_request", messages=len(messages), chars=sum(len(m["content"]) for m in messages), tokens=tokens)
         reply = self.backend.complete(messages, self.format, self.protocol)
         try:
             action = act.parse(reply.text, self.enabled)
@@ -306,10 +306,11 @@ class Orchestrator:
 
     # -- context budget -----------------------------------------------------------------------
 
-    def _fit_context(self) -> None:
+    def _fit_context(self) -> int:
         """Never send a request blind into an overflow, and never rewrite the history between
         compactions (context.py says why): past the threshold, compact once; if even that does not
-        fit, cut the latest observation; else stop the run."""
+        fit, cut the latest observation; else stop the run. Returns the history's tokens (an
+        estimate when far below the threshold)."""
         messages = self.state.messages
         used = self.budget.tokens(messages)
         if used > self.budget.threshold:
@@ -323,6 +324,7 @@ class Orchestrator:
         if used > self.budget.room:
             raise RunEnded(Status.ERROR, f"the history no longer fits the context ({self.backend.context_size} tokens) "
                                          f"with {self.config.max_tokens} tokens left for the reply")
+        return used
 
     def _compact(self, used: int) -> int:
         """One compaction (context.compact says what it keeps), recorded; the tokens after it."""

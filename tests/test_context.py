@@ -4,6 +4,7 @@ the context, and --resume rebuilds the same compacted history from the transcrip
 from __future__ import annotations
 
 import pytest
+import yaml
 
 import context
 from config import Config, SandboxConfig
@@ -130,3 +131,27 @@ def test_a_resumed_run_sends_what_an_uninterrupted_run_sends(agent):
         resumed = server.bodies("/v1/chat/completions")
     assert again.result["status"] == "solved", again.proc.stdout + again.proc.stderr
     assert [b["messages"] for b in resumed] == [b["messages"] for b in uninterrupted[12:]]
+
+
+@needs_smollm2
+def test_an_observation_larger_than_the_context_is_cut_and_the_run_goes_on(scratch, sandbox):
+    big = "".join(f"row {i}: " + "measurements of the day " * 4 + "\n" for i in range(300))
+    (scratch / "big.yaml").write_text(yaml.safe_dump({"prompt": "Write ok.py with ok() returning True.",
+                                                      "files": {"data.txt": big}}))
+    script = [action("read_file", path="data.txt"), action("write_file", path="ok.py", content="def ok():\n    return True\n"),
+              action("write_file", path="test_ok.py", content="from ok import ok\n\ndef test_ok():\n    assert ok()\n"),
+              action("run_tests"), action("finish", summary="done")]
+    backend = SmolTokens(script, context=4096)
+    config = Config(runs_dir=str(scratch / "runs"), max_tokens=1024, prove_tests=False)
+    run_dir = scratch / "runs" / "big"
+    run_dir.mkdir(parents=True)
+    orchestrator = Orchestrator(load_task(scratch / "big.yaml"), backend, sandbox, config, run_dir, say=lambda line: None)
+    assert orchestrator.run()["status"] == "solved"
+    events = read_transcript(run_dir)
+    assert [e for e in events if e["type"] == "context_cut"]
+    assert max(backend.count_tokens(render_chatml(sent)) for sent in backend.sent) + 1024 <= 4096
+    assert "[... cut to fit the context window]" in backend.sent[1][-1]["content"]
+    replayed = RunState([dict(m) for m in backend.sent[0][:2]])
+    for event in events:
+        replayed.apply(event)
+    assert replayed.messages == orchestrator.state.messages
