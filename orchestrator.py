@@ -309,16 +309,16 @@ class Orchestrator:
     def _fit_context(self) -> int:
         """Never send a request blind into an overflow, and never rewrite the history between
         compactions (context.py says why): past the threshold, compact once; if even that does not
-        fit, cut the latest observation; else stop the run. Returns the history's tokens (an
+        fit, cut the latest message (an observation, or the summary after the task); else stop the run. Returns the history's tokens (an
         estimate when far below the threshold)."""
         messages = self.state.messages
         used = self.budget.tokens(messages)
         if used > self.budget.threshold:
             used = self._compact(used)
-        full = messages[-1]["content"]
-        keep = len(full)
-        while len(messages) > 2 and used > self.budget.room and keep > 200:
-            keep //= 2
+        keep = len(messages[-1]["content"])
+        floor = len(self.state.task) if len(messages) == 2 else 200  # the task itself is never cut
+        while used > self.budget.room and keep > floor:
+            keep = max(floor, keep // 2)
             self.record("context_cut", keep=keep)
             used = self.budget.tokens(messages)
         if used > self.budget.room:

@@ -15,7 +15,7 @@ model's reply and the observation), counted on the rendered prompt. The replies 
 that did not keep the tokens it generated. Target: re-processed <= 1.3 x appended at every step
 except a compaction, and within it again at the next step. Prints a table; asserts nothing.
 
-    .venv/bin/python bench/prompt_reuse.py [--context 2048] [--max-tokens 512] [--steps 30]
+    .venv/bin/python bench/prompt_reuse.py [--context 2048] [--max-tokens 512] [--steps 24]
 """
 from __future__ import annotations
 
@@ -90,10 +90,10 @@ def scripted_steps(files: dict[str, str], count: int) -> list[tuple[str, str, di
              (say("read_file", path="stats.py"), files["stats.py"], dict(files))]
     output = real_test_output(files)
     steps.append((say("run_tests"), output, dict(files)))
-    i = 0
+    i, original = 0, files["stats.py"]
     while len(steps) < count:
         notes = "\n".join(f"# attempt {i}: idea {j} about medians and windows" for j in range(8))
-        code = f"{notes}\n{files['stats.py']}".replace("s[n // 2]", f"s[n // 2] + {i % 3}")
+        code = f"{notes}\n{original}".replace("s[n // 2]", f"s[n // 2] + {i % 3}")
         files = {**files, "stats.py": code}
         steps.append((say("write_file", path="stats.py", content=code), f"Wrote {len(code)} characters to stats.py.", files))
         if i % 3 == 0:  # three versions fail three ways: the real output of each, computed once
@@ -158,7 +158,7 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=2048)
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--compact-at", type=float, default=0.75)
-    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--steps", type=int, default=24)
     args = parser.parse_args()
     model = llm_client.smollm2_path()
     if not model:
@@ -169,6 +169,11 @@ def main() -> None:
              {"role": "user", "content": prompts.task_message(task.spec.prompt, sorted(task.spec.files), ["test_stats.py"])}]
     steps = scripted_steps(dict(task.spec.files), args.steps)
     policies = [Policy("before", config, start), Policy("after", config, start)]
+    print(f"Embedded backend (llama-cpp-python {llama_version()}, SmolLM2-135M-Instruct Q4_1), context {args.context}, "
+          f"max_tokens {args.max_tokens}, compact_at {args.compact_at}, {args.steps} steps; re-processed = llama.cpp's "
+          "n_p_eval per request\n")
+    print(f"{'step':>4} | " + " | ".join(f"{p.name:>6}: {'sent':>5} {'reproc':>6} {'reused':>6} {'apnd':>5} {'ms':>6} {'event':<20}"
+                                         for p in policies), flush=True)
     files, output = dict(task.spec.files), None
     for step in range(args.steps):
         for policy in policies:  # interleaved: both see the machine in the same state
@@ -178,36 +183,37 @@ def main() -> None:
                                     {"role": "user", "content": prompts.observation(observation)}]
             appended = policy.tokens(policy.messages) - policy.tokens(policy.messages[:-2]) if step else policy.tokens(policy.messages)
             policy.request(appended, policy.fit(files, output))
+        print(f"{step + 1:4} | " + " | ".join(row(p.rows[-1]) for p in policies), flush=True)
         if step < len(steps):
             reply, observation, files = steps[step]
             output = observation if '"run_tests"' in reply else output
-    report(policies, args)
+    report(policies)
 
 
-def report(policies: list[Policy], args) -> None:
-    print(f"Embedded backend (llama-cpp-python {__import__('llama_cpp').__version__}, SmolLM2-135M-Instruct Q4_1), "
-          f"context {args.context}, max_tokens {args.max_tokens}, compact_at {args.compact_at}, {args.steps} steps; "
-          "re-processed = llama.cpp's n_p_eval per request\n")
-    head = f"{'step':>4} | " + " | ".join(f"{p.name:>6}: {'sent':>5} {'reproc':>6} {'reused':>6} {'apnd':>5} {'ms':>6} {'event':<20}" for p in policies)
-    print(head)
-    for i in range(len(policies[0].rows)):
-        cells = []
-        for p in policies:
-            r = p.rows[i]
-            cells.append(f"{'':>6}  {r['sent']:5} {r['reprocessed']:6} {r['reused']:6} {r['appended']:5} {r['ms']:6.0f} {r['event']:<20}")
-        print(f"{i + 1:4} | " + " | ".join(cells))
+def llama_version() -> str:
+    import llama_cpp
+    return llama_cpp.__version__
+
+
+def row(r: dict) -> str:
+    return f"{'':>6}  {r['sent']:5} {r['reprocessed']:6} {r['reused']:6} {r['appended']:5} {r['ms']:6.0f} {r['event']:<20}"
+
+
+def report(policies: list[Policy]) -> None:
     print()
     for p in policies:
         rows = p.rows[1:]
         misses = [i + 2 for i, r in enumerate(rows)
                   if r["reprocessed"] > TARGET * r["appended"] and not r["event"].startswith("compacted")]
         too_long = sum("TOO LONG" in r["event"] for r in p.rows)
-        events = sum(1 for r in rows if r["event"])
+        word = "elided" if p.name == "before" else "compacted"
+        events = [i for i, r in enumerate(rows) if r["event"].startswith(word)]
+        recovered = sum(1 for i in events if i + 1 < len(rows) and rows[i + 1]["reprocessed"] <= TARGET * rows[i + 1]["appended"])
         reproc = sum(r["reprocessed"] for r in p.rows)
         sent = sum(r["sent"] for r in p.rows)
         print(f"{p.name:>6}: {sent} tokens sent, {reproc} re-processed ({reproc / sent:.0%}), "
-              f"{sum(r['ms'] for r in p.rows) / 1000:.1f} s prompt evaluation; {events} steps "
-              f"{'elided' if p.name == 'before' else 'compacted'}; steps over {TARGET}x appended, compactions aside: "
+              f"{sum(r['ms'] for r in p.rows) / 1000:.1f} s prompt evaluation; {len(events)} steps {word} "
+              f"({recovered} followed by a step within target); steps over {TARGET}x appended, compactions aside: "
               f"{len(misses)}{' ' + str(misses) if misses else ''}; requests too long for the context "
               f"(prompt + max_tokens, not sent): {too_long}")
 
