@@ -30,8 +30,8 @@ class Budget:
 
     def tokens(self, messages: list[dict]) -> int:
         """Exact when the server can count and it matters; a cheap estimate far below the threshold
-        (2 characters a token: SmolLM2 counts 2.2 for pytest output, 2.7 for code in JSON, 3.7 for
-        English prose; 3, as before, let requests pass the context, see bench/prompt_reuse.py)."""
+        (2 characters a token: SmolLM2's tokenizer gives 2.2 for pytest output, 2.7 for code in
+        JSON, 3.7 for English prose, so 3 could count a history near the limit as far below it)."""
         text = "\n".join(m["content"] for m in messages)
         estimate = len(text) // 2 + MESSAGE_OVERHEAD * len(messages)
         if estimate < 0.8 * self.threshold:
