@@ -309,8 +309,8 @@ class Orchestrator:
     def _fit_context(self) -> int:
         """Never send a request blind into an overflow, and never rewrite the history between
         compactions (context.py says why): past the threshold, compact once; if even that does not
-        fit, cut the latest message (an observation, or the summary after the task); else stop the run. Returns the history's tokens (an
-        estimate when far below the threshold)."""
+        fit, cut the latest message (an observation, or the summary after the task); else stop the
+        run. Returns the history's tokens (an estimate when far below the threshold)."""
         messages = self.state.messages
         used = self.budget.tokens(messages)
         if used > self.budget.threshold:
