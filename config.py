@@ -59,6 +59,7 @@ class Config(BaseModel):
     temperature: float = Field(0.2, ge=0, description="Sampling temperature.")
     request_timeout: float = Field(600.0, description="Seconds to wait for one model reply.")
     retries: int = Field(5, ge=0, description="Retries when the server is busy (HTTP 503) or resets the connection, with doubling waits.")
+    compact_at: float = Field(0.75, gt=0, le=1, description="Share of the context (what is left after max_tokens for the reply) the history may fill before it is compacted once: earlier steps become one line each, the latest file contents and test output stay. Until then the history only grows, so the server reuses its prompt cache.")
     max_invalid_replies: int = Field(3, ge=1, description="Invalid replies in a row before the run stops.")
     thinking: Optional[bool] = Field(None, description="Thinking models: false asks them not to think (chat_template_kwargs.enable_thinking / Ollama think), true asks them to; empty leaves the server's default. A leading <think> block is always stripped.")
     edit_actions: bool = Field(True, description="Offer edit_file and list_files besides write_file, read_file, run_tests, finish.")

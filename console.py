@@ -120,6 +120,12 @@ class Renderer:
             why = "" if ok else f" ({short(event.get('outcome', ''), 200)})"
             return [Text(f"{str(event.get('suite', 'tests')).capitalize()}, judged: {verdict.counts(event)}{why}",
                          style="bold green" if ok else "bold red")]
+        if kind == "context_compacted":
+            return [Text(f"    context compacted: {event.get('tokens_before')} -> {event.get('tokens_after')} tokens "
+                         f"({len(event.get('lines') or [])} earlier steps in one line each, "
+                         f"{len(event.get('files') or {})} files kept)", style="dim")]
+        if kind == "context_cut":
+            return [Text(f"    context: the latest message cut to {event.get('keep')} characters to fit", style="yellow")]
         if kind == "approval":
             note = event.get("decider") or {}
             said = f"; {note.get('source')}: {note.get('label')}" if note else ""

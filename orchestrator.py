@@ -11,6 +11,7 @@ from typing import Callable, Optional
 import actions as act
 import approval as approval_
 import console
+import context
 import prompts
 import report
 import verdict
@@ -21,9 +22,6 @@ import isolation
 from sandbox import Sandbox, TestRun, is_test_file, put_file
 from stuck import StuckDetector
 from tasks import Task
-
-ELIDED = "[elided to fit the context window]"
-
 
 class Status(str, Enum):
     """How a run ended (the value is what result.json and the console say)."""
@@ -70,6 +68,7 @@ class Orchestrator:
                                {"role": "user", "content": prompts.task_message(task.spec.prompt, self.workspace.files(),
                                                                                  list(self.protected))}])
         self.stuck = StuckDetector(config.stuck_limit)
+        self.budget = context.Budget(backend.count_tokens, backend.context_size, config.max_tokens, config.compact_at)
         self.reads: dict[str, str] = {}  # path -> state of the workspace when it was last read
 
     def record(self, type_: str, **fields) -> dict:
@@ -89,7 +88,8 @@ class Orchestrator:
         self.record("resume" if self.resume else "start", task_id=self.run_dir.name, task=self.task.id,
                     source=self.task.source, prompt=self.task.spec.prompt, backend=self.backend.describe(),
                     protocol=self.protocol, sandbox=self.sandbox.describe(), max_steps=self.max_steps,
-                    protected=sorted(self.protected), actions=[m.tag() for m in self.enabled])
+                    protected=sorted(self.protected), actions=[m.tag() for m in self.enabled],
+                    **({} if self.resume else {"task_message": self.state.task}))
         try:
             while True:
                 if self.state.step >= self.max_steps:
@@ -145,9 +145,9 @@ class Orchestrator:
         isolation.remove_tree(self.run_dir / "proof")
 
     def _turn(self) -> None:
-        self._fit_context()
+        tokens = self._fit_context()
         messages = self.state.messages
-        self.record("llm_request", messages=len(messages), chars=sum(len(m["content"]) for m in messages))
+        self.record("llm_request", messages=len(messages), chars=sum(len(m["content"]) for m in messages), tokens=tokens)
         reply = self.backend.complete(messages, self.format, self.protocol)
         try:
             action = act.parse(reply.text, self.enabled)
@@ -200,7 +200,7 @@ class Orchestrator:
         last = self.state.last_run
         if isinstance(action, act.RunTests):
             if last and before == last.get("workspace_state") and last["outcome"] != "not_run":
-                return (prompts.nothing_changed_since_tests(last["step"], last["output"]),
+                return (prompts.nothing_changed_since_tests(last["output"]),
                         "the tests were re-run with no change since the last run", before)
             return self._approved("the model's run_tests") or self._run_tests().output, None, before
         if isinstance(action, act.Finish):
@@ -330,42 +330,37 @@ class Orchestrator:
 
     # -- context budget -----------------------------------------------------------------------
 
-    def _fit_context(self) -> None:
-        """Never send a request blind into an overflow: elide the oldest observations and
-        replies, then cut the latest observation, until the history fits; else stop the run."""
+    def _fit_context(self) -> int:
+        """Never send a request blind into an overflow, and never rewrite the history between
+        compactions (context.py says why): past the threshold, compact once; if even that does not
+        fit, cut the latest message (an observation, or the summary after the task); else stop the
+        run. Returns the history's tokens (an estimate when far below the threshold)."""
         messages = self.state.messages
-        budget = self.backend.context_size - self.config.max_tokens - 64
-        used = self._tokens()
-        while used > budget:
-            excess = used - budget
-            elidable = [i for i in range(2, len(messages) - 1) if messages[i]["content"] != ELIDED]
-            if not elidable:
-                break
-            for index in elidable:  # the oldest first, until the (under-)estimated saving covers the excess
-                excess -= (len(messages[index]["content"]) - len(ELIDED)) // 4
-                messages[index] = {**messages[index], "content": ELIDED}
-                self.log.event("context_elided", self.state.step, message_index=index)
-                if excess <= 0:
-                    break
-            self.reads.clear()  # an elided file content is no longer "above"
-            used = self._tokens()
-        full = messages[-1]["content"]
-        keep = len(full)
-        while len(messages) > 2 and used > budget and keep > 200:
-            keep //= 2
-            messages[-1]["content"] = full[:keep] + "\n[... cut to fit the context window]"
-            self.log.event("context_elided", self.state.step, message_index=len(messages) - 1)
-            used = self._tokens()
-        if used > budget:
+        used = self.budget.tokens(messages)
+        if used > self.budget.threshold:
+            used = self._compact(used)
+        keep = len(messages[-1]["content"])
+        floor = len(self.state.task) if len(messages) == 2 else 200  # the task itself is never cut
+        while used > self.budget.room and keep > floor:
+            keep = max(floor, keep // 2)
+            self.record("context_cut", keep=keep)
+            used = self.budget.tokens(messages)
+        if used > self.budget.room:
             raise RunEnded(Status.ERROR, f"the history no longer fits the context ({self.backend.context_size} tokens) "
                                          f"with {self.config.max_tokens} tokens left for the reply")
+        return used
 
-    def _tokens(self) -> int:
-        messages = self.state.messages
-        text = "\n".join(m["content"] for m in messages)
-        estimate = len(text) // 3 + 8 * len(messages)
-        budget = self.backend.context_size - self.config.max_tokens
-        if estimate < 0.7 * budget:
-            return estimate
-        exact = self.backend.count_tokens(text)
-        return exact + 8 * len(messages) if exact is not None else estimate
+    def _compact(self, used: int) -> int:
+        """One compaction (context.compact says what it keeps), recorded; the tokens after it."""
+        def read(path: str) -> Optional[str]:
+            data = self.workspace.read_bytes(path)
+            return data.decode("utf-8", "replace") if data is not None else None
+
+        s = self.state
+        fields = context.compact(s.messages, s.task, s.compacted, read, s.last_run["output"] if s.last_run else None,
+                                 self.budget, used)
+        if fields is None:
+            return used
+        self.record("context_compacted", **fields)
+        self.reads.clear()  # what was read is summarized now, not "above" as it was
+        return fields["tokens_after"]

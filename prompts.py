@@ -31,6 +31,21 @@ def observation(text: str) -> str:
     return f"Observation:\n{text}"
 
 
+# -- the context window ---------------------------------------------------------------------------
+
+def compacted_task(task: str, lines: list[str], files: dict[str, str], test_output) -> str:
+    """The task message after a compaction: what happened before, one line a step, and what the
+    model needs of it (no step numbers or times: the text must not change between compactions)."""
+    parts = [task, "\nEarlier steps, one line each (the history was shortened to fit the context window):", *lines]
+    parts += [f"\nContent of {path} at that point:\n{text}" for path, text in files.items()]
+    if test_output is not None:
+        parts.append(f"\nThe last test output at that point:\n{test_output}")
+    return "\n".join(parts)
+
+
+CUT_TO_FIT = "\n[... cut to fit the context window]"
+
+
 # -- the loop's answers ---------------------------------------------------------------------------
 
 def truncated(max_tokens: int) -> str:
@@ -48,8 +63,8 @@ def nudge_declined(error: str, why: str) -> str:
             "Keep working; reply with the finish action when the task is done.")
 
 
-def nothing_changed_since_tests(step: int, output: str) -> str:
-    return f"Nothing changed since the test run at step {step}; its result:\n{output}"
+def nothing_changed_since_tests(output: str) -> str:
+    return f"Nothing changed since the last test run; its result:\n{output}"
 
 
 def read_again(path: str) -> str:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
+import context
 import prompts
 from actions import strip_thinking
 
@@ -96,6 +97,8 @@ class RunState:
 
     def __init__(self, messages: list[dict]):
         self.messages = messages  # the history sent to the model
+        self.task = messages[1]["content"] if len(messages) > 1 else ""  # the task message as first sent
+        self.compacted: dict = {}  # the latest context_compacted event (what the summary holds)
         self.step = 0
         self.invalid_in_row = self.invalid_total = self.nudges = 0
         self.last_run: Optional[dict] = None  # the latest test_run event
@@ -130,6 +133,14 @@ class RunState:
             self.seconds["tests"] += event.get("seconds") or 0
         elif kind == "finish_accepted":
             self.finish_accepted = True
+        elif kind == "start" and isinstance(event.get("task_message"), str):
+            self.task = event["task_message"]  # as the run began, whatever the workspace holds now
+            self.messages[1] = {"role": "user", "content": self.task}
+        elif kind == "context_compacted":
+            context.apply_compaction(self.messages, self.task, event)
+            self.compacted = event
+        elif kind == "context_cut":
+            context.apply_cut(self.messages, event["keep"])
         elif kind == "own_tests":
             self.own_tests = {k: event[k] for k in ("files", "passed_at_end", "failed_on_start", "proved")}
 

@@ -52,14 +52,15 @@ def test_reply_cut_at_max_tokens_asks_for_smaller_steps(agent):
     assert run.code == 0
 
 
-def test_history_is_trimmed_to_fit_the_context(agent):
+def test_history_is_compacted_to_fit_the_context(agent):
     agent.settings.update(max_tokens=256, context_size=1800)
     big = [action("write_file", path=f"notes{i}.txt", content=f"{i} " + "lorem ipsum " * 150) for i in range(4)]
     reads = [action("read_file", path=f"notes{i}.txt") for i in range(4)]
     with FakeKoboldCpp(big + reads) as server:
         run = agent.run(STATS, "--server", server.url, "--max-steps", "8")
     assert run.result["status"] == "step_limit", run.result
-    assert run.of_type("context_elided")
+    compacted = run.of_type("context_compacted")
+    assert compacted and all(e["tokens_after"] < e["tokens_before"] for e in compacted)
     for body in server.bodies("/v1/chat/completions"):
         chars = sum(len(m["content"]) for m in body["messages"])
         assert chars // 4 <= 1800 - 256  # what the server's tokenizer counts always fits

@@ -17,7 +17,7 @@ import pytest
 
 import isolation
 from conftest import ROOT
-from fake_servers import FakeKoboldCpp, action
+from fake_servers import FakeKoboldCpp, FakeLlamaServer, action
 
 LAYERS = ["basic"] + (["bwrap"] if isolation.bwrap_works() else [])
 FIZZBUZZ = (ROOT / "tests" / "solutions" / "fizzbuzz" / "fizzbuzz.py").read_text()
@@ -160,3 +160,17 @@ def test_root_without_bubblewrap_in_a_private_folder(scratch, namespaces):
     ran_as = [e for e in map(json.loads, (clone / "runs" / "fizzbuzz" / "transcript.jsonl").read_text().splitlines())
               if e["type"] == "start"][0]["sandbox"]
     assert "uid 65534" in ran_as
+
+
+def test_a_long_run_in_a_small_context_is_compacted_and_solved(clone):
+    """A user with a 4K-context server and a setting in the environment: the history is compacted
+    (the transcript says so, with token counts) and the run still ends solved."""
+    from test_context import long_script
+    with FakeLlamaServer(long_script(8), context=4096) as server:
+        proc = user(clone, "--task", "example_tasks/stats", "--server", server.url, "--isolation", "basic",
+                    "--max-steps", "40", env={"AGENT_MAX_TOKENS": "1024", "AGENT_COMPACT_AT": "0.6"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert result(clone, "stats")["status"] == "solved" and "context compacted:" in proc.stdout
+    events = [json.loads(line) for line in (clone / "runs" / "stats" / "transcript.jsonl").read_text().splitlines()]
+    compacted = [e for e in events if e["type"] == "context_compacted"]
+    assert compacted and all(e["tokens_after"] < e["tokens_before"] <= 0.6 * (4096 - 1024) + 400 for e in compacted)

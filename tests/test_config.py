@@ -11,7 +11,7 @@ from config import Config, ConfigError, SandboxConfig, _commented_defaults, load
 # A value other than the default for every setting, as an environment variable would carry it.
 TOP = {"server": ("http://10.0.0.2:8080", "http://10.0.0.2:8080"), "backend": ("openai", "openai"),
        "protocol": ("json_schema", "json_schema"), "model": ("qwen", "qwen"), "model_path": ("/m.gguf", "/m.gguf"),
-       "context_size": ("8192", 8192), "max_steps": ("5", 5), "max_tokens": ("512", 512),
+       "context_size": ("8192", 8192), "max_steps": ("5", 5), "max_tokens": ("512", 512), "compact_at": ("0.5", 0.5),
        "temperature": ("0.7", 0.7), "request_timeout": ("90.5", 90.5), "retries": ("0", 0),
        "max_invalid_replies": ("7", 7), "thinking": ("false", False), "edit_actions": ("no", False),
        "stuck_limit": ("9", 9), "max_nudges": ("0", 0), "prove_tests": ("false", False), "runs_dir": ("/tmp/r", "/tmp/r"),

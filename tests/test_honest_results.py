@@ -121,7 +121,7 @@ def test_rerunning_tests_and_rereading_without_change_are_noted(agent):
     run = agent.play(STATS, [action("run_tests"), action("run_tests"), action("read_file", path="stats.py"),
                               action("read_file", path="stats.py")], "--max-steps", "4")
     texts = [o["text"] for o in run.of_type("observation")]
-    assert texts[1].startswith("Nothing changed since the test run at step 1") and "repeat 1 of 4" in texts[1]
+    assert texts[1].startswith("Nothing changed since the last test run") and "repeat 1 of 4" in texts[1]
     assert len(run.of_type("test_run")) == 1
     assert "has not changed since you last read it" in texts[3]
 
