@@ -224,21 +224,27 @@ def _user_processes(uid: int) -> int:
     return count
 
 
-def _rlimits(limits: SandboxConfig, run_as: int):
-    """RLIMIT_NPROC counts every process of the user, so a user who is not switched keeps room
-    for what it already runs."""
+def rlimit_values(limits: SandboxConfig, run_as: int) -> list[tuple[str, tuple[int, int]]]:
+    """(resource name, (soft, hard)) for one run. RLIMIT_NPROC counts every process of the user,
+    so a user who is not switched keeps room for what it already runs."""
     mib = 1024 * 1024
     uid = run_as if run_as >= 0 else os.getuid()
     nproc = limits.max_processes + (_user_processes(uid) if uid != 0 else 0)
+    return [("RLIMIT_CPU", (limits.cpu_seconds, limits.cpu_seconds + 1)),
+            ("RLIMIT_AS", (limits.memory_mb * mib,) * 2),
+            ("RLIMIT_FSIZE", (limits.file_size_mb * mib,) * 2),
+            ("RLIMIT_NOFILE", (limits.open_files,) * 2),
+            ("RLIMIT_CORE", (0, 0)),
+            ("RLIMIT_STACK", (8 * mib,) * 2),
+            ("RLIMIT_NPROC", (nproc, nproc))]
+
+
+def _rlimits(limits: SandboxConfig, run_as: int):
+    values = rlimit_values(limits, run_as)
 
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mib,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mib,) * 2)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_STACK, (8 * mib,) * 2)
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        for name, value in values:
+            resource.setrlimit(getattr(resource, name), value)
     return apply
 
 
@@ -343,6 +349,11 @@ def command(conf: Confinement, python: Path, argv: list[str], workdir: Path, wri
             conf.private_mounts(writable), str(python), *argv]
 
 
+def open_log(log: Path) -> int:
+    """The run's log, opened by us: a symlink planted there is never followed."""
+    return os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+
+
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
         env: dict[str, str], log: Path, limits: SandboxConfig, network: bool,
         nproc_user: Optional[int] = None) -> Outcome:
@@ -354,8 +365,7 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
     cmd = command(conf, python, argv, workdir, writable, network)
     before = {pid for pid, ppid in _parents().items() if ppid == os.getpid()}
     start = time.monotonic()
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-    with open(fd, "wb") as out:
+    with open(open_log(log), "wb") as out:
         try:
             proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True,
@@ -375,7 +385,11 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
             kill_tree(os.getpid(), before)
             raise
     seconds = time.monotonic() - start
-    leftovers = kill_tree(os.getpid(), before)
+    return outcome(log, exit_code, timed_out, seconds, kill_tree(os.getpid(), before))
+
+
+def outcome(log: Path, exit_code: Optional[int], timed_out: bool, seconds: float, leftovers: int) -> Outcome:
+    """What a finished run's log says: a log without STARTED means the sandbox never started."""
     start_of_log = head(log, 2000)
     if start_of_log.startswith(STARTED):
         return Outcome(exit_code, timed_out, seconds, leftovers)

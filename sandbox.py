@@ -21,6 +21,7 @@ from typing import Optional
 
 import isolation
 import prompts
+import warm
 from config import SandboxConfig
 
 
@@ -339,6 +340,10 @@ class Sandbox:
             raise SandboxError(f"{self.python} is not reachable for uid {run_as}, which runs the tests when the "
                                "agent is root; install bubblewrap or use an interpreter outside /root")
         isolation.become_subreaper()
+        self.warm = None
+        if cfg.warm and warm.applies(self.confinement):
+            env = isolation.clean_environment(Path("/nonexistent"), Path("/tmp"), self.python.parent)
+            self.warm = warm.Runner(self.python, BOUNDS_PLUGIN, env)
 
     def hide(self, folders: list[Path]) -> None:
         """Folders the tests must not see (the task's files with its hidden tests, the runs with
@@ -347,7 +352,8 @@ class Sandbox:
         self.confinement.hidden = [str(f) for f in folders if len(f.parts) >= 3 and f.is_dir()]
 
     def describe(self) -> str:
-        return f"{self.confinement.describe()}; interpreter {self.python}"
+        how = "; warm runner (pytest imported once, a fresh fork per run)" if self.warm else ""
+        return f"{self.confinement.describe()}; interpreter {self.python}{how}"
 
     def run_pytest(self, source: Path, scratch: Path, network: Optional[bool] = None,
                    targets: tuple[str, ...] = (), trusted: Optional[dict[str, str]] = None) -> TestRun:
@@ -371,12 +377,14 @@ class Sandbox:
             (stage / sub).mkdir()
         report, log = stage / "report.xml", scratch.with_name(scratch.name + ".log")
         env = isolation.clean_environment(stage / "home", stage / "tmp", self.python.parent)
-        argv = ["-c", PYTEST_STUB, "-q", "-p", "no:cacheprovider", "--color=no", "--tb=short",
-                f"--junitxml={report}", "-o", "junit_logging=out-err", *pytest_config_args(workdir),
-                "--", *targets]
+        args = ["-q", "-p", "no:cacheprovider", "--color=no", "--tb=short", f"--junitxml={report}",
+                "-o", "junit_logging=out-err", *pytest_config_args(workdir), "--", *targets]
         try:
-            result = isolation.run(self.confinement, self.python, argv, workdir, [stage], env, log,
-                                   self.cfg, self.cfg.network if network is None else network)
+            result = self.warm.run(args, workdir, [stage], env, log, self.cfg, self.confinement.run_as) if self.warm else None
+            if result is None:  # cold: a new interpreter (also when the warm runner is gone)
+                self.warm = None
+                result = isolation.run(self.confinement, self.python, ["-c", PYTEST_STUB, *args], workdir, [stage],
+                                       env, log, self.cfg, self.cfg.network if network is None else network)
             if not result.started:
                 return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run",
                                prompts.run_not_started(result.problem))

@@ -310,3 +310,47 @@ def test_hidden_folders_are_invisible_where_namespaces_hide_them(run, sandbox):
     finally:
         sandbox.hide([])
         shutil.rmtree(secret_dir)
+
+
+def test_nothing_a_run_changes_reaches_the_next(run, scratch):
+    """The warm runner forks every run from one interpreter: an edited module is imported fresh,
+    and changes to pytest's or the standard library's modules die with the run."""
+    (scratch / "run" / "workspace" / "shapes.py").write_text("SIDES = 3\n")
+    first = run("import json, sys, _pytest, shapes\ndef test_first():\n    assert shapes.SIDES == 3\n"
+                "    json.dumps = None\n    _pytest.planted = True\n    sys.modules['planted'] = json\n")
+    (scratch / "run" / "workspace" / "shapes.py").write_text("SIDES = 4\n")
+    second = run("import json, sys, _pytest, shapes\ndef test_second():\n    assert shapes.SIDES == 4\n"
+                 "    assert json.dumps([]) == '[]' and not hasattr(_pytest, 'planted') and 'planted' not in sys.modules\n")
+    assert first.ok and second.ok, (first.output, second.output)
+
+
+def test_no_socket_of_ours_reaches_the_tests(run):
+    r = run("""
+        import os
+        def test_fds():
+            links = []
+            for fd in os.listdir('/proc/self/fd'):
+                try:
+                    links.append(os.readlink('/proc/self/fd/' + fd))
+                except FileNotFoundError:  # the listing's own descriptor
+                    pass
+            assert not [link for link in links if link.startswith(('socket:', 'pipe:'))], links
+    """)
+    assert r.ok, r.output
+
+
+def test_the_warm_runner_cannot_be_signalled_when_root(run, sandbox):
+    if not (ROOT_USER and sandbox.warm):
+        pytest.skip("only the warm runner as root runs a server beside the tests")
+    r = run(f"""
+        import os, signal
+        def test_kill_server():
+            with open('/proc/{sandbox.warm.proc.pid}/cmdline', 'rb') as f:
+                assert b'tdd_agent_bounds' in f.read()
+            try:
+                os.kill({sandbox.warm.proc.pid}, signal.SIGKILL)
+            except PermissionError:
+                return
+            raise AssertionError('signalled the warm runner')
+    """)
+    assert r.ok and sandbox.warm.proc.poll() is None, r.output

@@ -1,0 +1,184 @@
+"""The warm runner (sandbox.warm): one interpreter per agent run with pytest and its plugins
+imported, which forks a fresh child for each test run instead of starting Python again.
+
+Why it is safe to reuse: the server imports only pytest and the standard library, never a
+workspace module, and it never runs a test itself; each run is a fork of that clean state, so
+a module the model edited is imported fresh every time and nothing a run changes reaches the
+next. The forked child does what the cold launcher does (isolation.LAUNCHER): its own session,
+the same rlimits, stdin closed, output to the log we opened, every other descriptor closed (the
+server's socket never reaches test code), the clean environment, the user switch, STARTED, then
+one more fork that runs pytest while the child waits. The server is a child subreaper, so
+whatever a run leaves behind is below it, and we kill that whole tree after each run.
+
+Only for the basic layer without namespaces: under bwrap each run gets its own bind of a fresh
+copy and its own PID namespace, and with namespaces its own private mounts, which a process
+started once cannot give each run (there the cold path runs). The server runs as us (as root it
+must, to drop each run to uid 65534), so the tests can never signal or trace it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import weakref
+from pathlib import Path
+from typing import Optional
+
+import isolation
+from config import SandboxConfig
+
+# argv: the socket's descriptor. Requests: JSON with the log's descriptor attached; replies: the
+# run child's exit code (negative: the signal that killed it), one message per request.
+SERVER = r"""
+import json, os, resource, select, signal, socket, sys, types
+del sys.path[0]
+import pytest, _pytest.config
+for name in _pytest.config.default_plugins:
+    try:
+        __import__("_pytest." + name)
+    except ImportError:
+        pass
+BOUNDS = %r
+import ctypes
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+chan = socket.socket(fileno=int(sys.argv[1]))
+wake_r, wake_w = os.pipe()
+os.set_blocking(wake_w, False)
+signal.set_wakeup_fd(wake_w)
+signal.signal(signal.SIGCHLD, lambda *_: None)
+current = None
+while True:
+    ready = select.select([chan, wake_r], [], [])[0]
+    if wake_r in ready:
+        os.read(wake_r, 4096)
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if not pid:
+                break
+            if pid == current:
+                chan.send(str(os.waitstatus_to_exitcode(status)).encode())
+                current = None
+    if chan in ready:
+        data, fds, _, _ = socket.recv_fds(chan, 1 << 20, 1)
+        if not data:
+            break
+        request = json.loads(data)
+        current = os.fork()
+        if current == 0:
+            break
+        for fd in fds:
+            os.close(fd)
+if current != 0:
+    sys.exit(0)
+# A run: the launcher's part, then the test process below it.
+signal.set_wakeup_fd(-1)
+signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+os.setsid()
+null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(null, 0)
+os.dup2(fds[0], 1)
+os.dup2(fds[0], 2)
+chan.detach()
+os.closerange(3, 1 << 20)
+for name, value in request["limits"]:
+    resource.setrlimit(getattr(resource, name), tuple(value))
+os.chdir(request["workdir"])
+os.environ.clear()
+os.environ.update(request["env"])
+uid = request["uid"]
+if uid >= 0:
+    os.setgroups([]); os.setgid(uid); os.setuid(uid)
+os.write(1, b"%s\n")
+pid = os.fork()
+if pid:
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            pass
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
+import tempfile
+tempfile.tempdir = None
+sys.argv = ["-c", *request["args"]]
+bounds = types.ModuleType("tdd_agent_bounds")
+exec(BOUNDS, bounds.__dict__)
+sys.path.insert(0, os.getcwd())
+raise SystemExit(int(pytest.main(plugins=[bounds])))
+"""
+
+
+def applies(conf: isolation.Confinement) -> bool:
+    """The layers a process started once can confine each run for (see the module docstring)."""
+    return conf.layer == "basic" and not conf.namespaces
+
+
+class Runner:
+    """The server process and our end of its socket; one per Sandbox."""
+
+    def __init__(self, python: Path, bounds_plugin: str, env: dict[str, str]):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        code = SERVER % (bounds_plugin, isolation.STARTED)
+        self.proc = subprocess.Popen([str(python), "-c", code, str(theirs.fileno())], cwd="/", env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
+                                     start_new_session=True)
+        theirs.close()
+        self.chan = ours
+        weakref.finalize(self, _stop, self.proc, ours)
+
+    def run(self, args: list[str], workdir: Path, writable: list[Path], env: dict[str, str], log: Path,
+            limits: SandboxConfig, run_as: int) -> Optional[isolation.Outcome]:
+        """`pytest args...` in workdir, confined as isolation.run confines it; None when the server
+        is gone before the run started (nothing ran: the caller takes the cold path)."""
+        isolation.hand_over(writable, run_as)
+        request = json.dumps({"args": args, "workdir": str(workdir), "env": env, "uid": run_as,
+                              "limits": isolation.rlimit_values(limits, run_as)}).encode()
+        start = time.monotonic()
+        fd = isolation.open_log(log)
+        try:
+            socket.send_fds(self.chan, [request], [fd])
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        timed_out = False
+        try:
+            reply = self._reply(limits.timeout)
+        except TimeoutError:
+            timed_out = True
+            isolation.kill_tree(self.proc.pid, set())
+            reply = self._reply(10)
+        except BaseException:  # Ctrl-C while the tests run: take them down with us
+            isolation.kill_tree(self.proc.pid, set())
+            raise
+        seconds = time.monotonic() - start
+        leftovers = isolation.kill_tree(self.proc.pid, set())
+        if not reply:
+            return isolation.Outcome(None, timed_out, seconds, leftovers, started=False,
+                                     problem="the warm runner ended during the run")
+        code = int(reply)
+        exit_code = None if timed_out else (128 - code if code < 0 else code)
+        return isolation.outcome(log, exit_code, timed_out, seconds, leftovers)
+
+    def _reply(self, timeout: float) -> bytes:
+        self.chan.settimeout(timeout)
+        try:
+            return self.chan.recv(64)
+        except ConnectionError:
+            return b""
+
+
+def _stop(proc: subprocess.Popen, chan: socket.socket) -> None:
+    chan.close()  # the server ends at the end of its socket
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
