@@ -8,6 +8,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -354,3 +355,22 @@ def test_the_warm_runner_cannot_be_signalled_when_root(run, sandbox):
             raise AssertionError('signalled the warm runner')
     """)
     assert r.ok and sandbox.warm.proc.poll() is None, r.output
+
+
+def test_the_interpreter_check_is_kept_only_while_its_files_are_the_same(scratch, monkeypatch):
+    """The check (runs, imports pytest, its folders) is cached per interpreter; removing pytest
+    from it makes the next start check again and say so."""
+    import sandbox as sandbox_module
+    monkeypatch.setattr(sandbox_module, "cache_dir", lambda: scratch / "cache")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(scratch / "venv")], check=True)
+    python = scratch / "venv" / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "pytest").mkdir()
+    (site / "pytest" / "__init__.py").write_text("")
+    first = sandbox_module.interpreter_paths(python)
+    assert str(scratch / "venv") in first and str(python) in (scratch / "cache" / "interpreters.json").read_text()
+    assert sandbox_module.interpreter_paths(python) == first
+    shutil.rmtree(site / "pytest")
+    with pytest.raises(sandbox_module.SandboxError, match="cannot import pytest"):
+        sandbox_module.interpreter_paths(python)
