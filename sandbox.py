@@ -398,7 +398,8 @@ class Sandbox:
         self.confinement.hidden = [str(f) for f in folders if len(f.parts) >= 3 and f.is_dir()]
 
     def describe(self) -> str:
-        how = "; warm runner (pytest imported once, a fresh fork per run)" if self.warm else ""
+        how = ("; warm runner (pytest imported once, a fresh fork per run)" if self.warm else
+               "; warm runner not used (only the basic layer without namespaces has it)" if self.cfg.warm else "")
         return f"{self.confinement.describe()}; interpreter {self.python}{how}"
 
     def run_pytest(self, source: Path, scratch: Path, network: Optional[bool] = None,

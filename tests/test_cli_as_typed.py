@@ -160,3 +160,21 @@ def test_root_without_bubblewrap_in_a_private_folder(scratch, namespaces):
     ran_as = [e for e in map(json.loads, (clone / "runs" / "fizzbuzz" / "transcript.jsonl").read_text().splitlines())
               if e["type"] == "start"][0]["sandbox"]
     assert "uid 65534" in ran_as
+
+
+def test_the_warm_runner_as_typed(clone):
+    """sandbox.warm with the basic layer without namespaces: solved, and a protected test that the
+    model's code rewrites at test time is still caught."""
+    env = {"AGENT_SANDBOX_WARM": "true", "AGENT_SANDBOX_NAMESPACES": "false"}
+    with FakeKoboldCpp(SOLVE_FIZZBUZZ) as server:
+        proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", server.url, "--isolation", "basic", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "warm runner (pytest imported once" in proc.stdout
+    (clone / "calc.yaml").write_text(CALC)
+    script = [action("write_file", path="calc.py", content=FORGE),
+              action("write_file", path="test_a.py", content="import calc\n\ndef test_imports():\n    pass\n"),
+              action("finish", summary="done")]
+    with FakeKoboldCpp(script) as server:
+        proc = user(clone, "--task", "calc.yaml", "--server", server.url, "--isolation", "basic", "--max-steps", "3", env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert result(clone, "calc")["last_test_run"]["outcome"] == "tampered"
