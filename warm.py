@@ -30,7 +30,8 @@ import isolation
 from config import SandboxConfig
 
 # argv: the socket's descriptor. Requests: JSON with the log's descriptor attached; replies: the
-# run child's exit code (negative: the signal that killed it), one message per request.
+# request's id and the run child's exit code (negative: the signal that killed it), one message
+# per request.
 SERVER = r"""
 import json, os, resource, select, signal, socket, sys, types
 del sys.path[0]
@@ -62,7 +63,7 @@ while True:
             if not pid:
                 break
             if pid == current:
-                chan.send(str(os.waitstatus_to_exitcode(status)).encode())
+                chan.send(("%%d %%d" %% (request["id"], os.waitstatus_to_exitcode(status))).encode())
                 current = None
     if chan in ready:
         data, fds, _, _ = socket.recv_fds(chan, 1 << 20, 1)
@@ -132,6 +133,7 @@ class Runner:
                                      start_new_session=True)
         theirs.close()
         self.chan = ours
+        self.runs = 0
         weakref.finalize(self, _stop, self.proc, ours)
 
     def run(self, args: list[str], workdir: Path, writable: list[Path], env: dict[str, str], log: Path,
@@ -139,7 +141,8 @@ class Runner:
         """`pytest args...` in workdir, confined as isolation.run confines it; None when the server
         is gone before the run started (nothing ran: the caller takes the cold path)."""
         isolation.hand_over(writable, run_as)
-        request = json.dumps({"args": args, "workdir": str(workdir), "env": env, "uid": run_as,
+        self.runs += 1
+        request = json.dumps({"id": self.runs, "args": args, "workdir": str(workdir), "env": env, "uid": run_as,
                               "limits": isolation.rlimit_values(limits, run_as)}).encode()
         start = time.monotonic()
         fd = isolation.open_log(log)
@@ -155,25 +158,38 @@ class Runner:
         except TimeoutError:
             timed_out = True
             isolation.kill_tree(self.proc.pid, set())
-            reply = self._reply(10)
+            try:
+                reply = self._reply(10)
+            except TimeoutError:
+                reply = None
         except BaseException:  # Ctrl-C while the tests run: take them down with us
             isolation.kill_tree(self.proc.pid, set())
             raise
         seconds = time.monotonic() - start
         leftovers = isolation.kill_tree(self.proc.pid, set())
-        if not reply:
-            return isolation.Outcome(None, timed_out, seconds, leftovers, started=False,
-                                     problem="the warm runner ended during the run")
-        code = int(reply)
-        exit_code = None if timed_out else (128 - code if code < 0 else code)
+        if reply is None:  # the server is gone or stuck: no later run may use it
+            self.proc.kill()
+            if not timed_out:
+                return isolation.Outcome(None, False, seconds, leftovers, started=False,
+                                         problem="the warm runner ended during the run")
+        exit_code = None if timed_out else (128 - reply if reply < 0 else reply)
         return isolation.outcome(log, exit_code, timed_out, seconds, leftovers)
 
-    def _reply(self, timeout: float) -> bytes:
-        self.chan.settimeout(timeout)
-        try:
-            return self.chan.recv(64)
-        except ConnectionError:
-            return b""
+    def _reply(self, timeout: float) -> Optional[int]:
+        """This run's exit code; None when the server is gone. A reply to an earlier run (one
+        interrupted by Ctrl-C) is skipped."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.chan.settimeout(max(0.001, deadline - time.monotonic()))
+            try:
+                data = self.chan.recv(64)
+            except ConnectionError:
+                return None
+            if not data:
+                return None
+            run, code = map(int, data.split())
+            if run == self.runs:
+                return code
 
 
 def _stop(proc: subprocess.Popen, chan: socket.socket) -> None:

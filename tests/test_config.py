@@ -16,7 +16,7 @@ TOP = {"server": ("http://10.0.0.2:8080", "http://10.0.0.2:8080"), "backend": ("
        "max_invalid_replies": ("7", 7), "thinking": ("false", False), "edit_actions": ("no", False),
        "stuck_limit": ("9", 9), "max_nudges": ("0", 0), "prove_tests": ("false", False), "runs_dir": ("/tmp/r", "/tmp/r")}
 SANDBOX = {"python": ("/usr/bin/python3", "/usr/bin/python3"), "conda_env": ("agent-sandbox", "agent-sandbox"),
-           "isolation": ("basic", "basic"), "namespaces": ("false", False), "network": ("true", True), "timeout": ("30", 30.0),
+           "isolation": ("basic", "basic"), "namespaces": ("false", False), "warm": ("true", True), "network": ("true", True), "timeout": ("30", 30.0),
            "cpu_seconds": ("10", 10), "memory_mb": ("512", 512), "file_size_mb": ("8", 8),
            "max_processes": ("16", 16), "open_files": ("64", 64), "output_chars": ("999", 999)}
 
