@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -374,3 +375,20 @@ def test_the_interpreter_check_is_kept_only_while_its_files_are_the_same(scratch
     shutil.rmtree(site / "pytest")
     with pytest.raises(sandbox_module.SandboxError, match="cannot import pytest"):
         sandbox_module.interpreter_paths(python)
+
+
+def test_a_run_interrupted_by_ctrl_c_leaves_nothing_for_the_next(run):
+    """Ctrl-C while the tests run takes them down; the next run in the same sandbox is its own
+    (the warm runner's reply to the interrupted run is not taken for it)."""
+    def ctrl_c(*_):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGALRM, ctrl_c)
+    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run("import time\ndef test_slow():\n    time.sleep(60)\n")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    r = run("def test_quick():\n    assert True\n")
+    assert r.ok and r.passed == 1, r.output
