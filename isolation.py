@@ -36,9 +36,9 @@ PR_SET_CHILD_SUBREAPER = 36
 # interpreter), which is no test result at all.
 STARTED = "tdd-agent: sandbox started"
 PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
-LAUNCHER = """\
-import os, sys
-uid, private = int(sys.argv[1]), sys.argv[2]
+# The private mounts (a script's part, `private` set, see Confinement.private_mounts): shared by
+# the launcher and the warm runner (warm.py).
+PRIVATE_MOUNTS = """\
 if private:
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
@@ -51,8 +51,10 @@ if private:
             mount("tmpfs", top, b"tmpfs", 0, b"mode=1777")
     for path, fd in keep:
         os.makedirs(path, exist_ok=True)
-        mount("/proc/self/fd/%%d" %% fd, path, None, 4096 | 16384, None)  # MS_BIND | MS_REC
+        mount("/proc/self/fd/%d" % fd, path, None, 4096 | 16384, None)  # MS_BIND | MS_REC
         os.close(fd)
+"""
+LAUNCHER = ("import os, sys\nuid, private = int(sys.argv[1]), sys.argv[2]\n" + PRIVATE_MOUNTS + """\
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
 os.write(1, b"%s\\n")
@@ -67,7 +69,7 @@ while True:
         pass
 code = os.waitstatus_to_exitcode(status)
 sys.exit(128 - code if code < 0 else code)
-""" % STARTED
+""" % STARTED)
 
 
 @dataclass

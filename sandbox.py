@@ -399,7 +399,7 @@ class Sandbox:
 
     def describe(self) -> str:
         how = ("; warm runner (pytest imported once, a fresh fork per run)" if self.warm else
-               "; warm runner not used (only the basic layer without namespaces has it)" if self.cfg.warm else "")
+               "; warm runner not used (only the basic layer has it, and with namespaces only as root)" if self.cfg.warm else "")
         return f"{self.confinement.describe()}; interpreter {self.python}{how}"
 
     def run_pytest(self, source: Path, scratch: Path, network: Optional[bool] = None,
@@ -427,11 +427,12 @@ class Sandbox:
         args = ["-q", "-p", "no:cacheprovider", "--color=no", "--tb=short", f"--junitxml={report}",
                 "-o", "junit_logging=out-err", *pytest_config_args(workdir), "--", *targets]
         try:
-            result = self.warm.run(args, workdir, [stage], env, log, self.cfg, self.confinement.run_as) if self.warm else None
+            network = self.cfg.network if network is None else network
+            result = self.warm.run(self.confinement, args, workdir, [stage], env, log, self.cfg, network) if self.warm else None
             if result is None:  # cold: a new interpreter (also when the warm runner is gone)
                 self.warm = None
                 result = isolation.run(self.confinement, self.python, ["-c", PYTEST_STUB, *args], workdir, [stage],
-                                       env, log, self.cfg, self.cfg.network if network is None else network)
+                                       env, log, self.cfg, network)
             if not result.started:
                 return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run",
                                prompts.run_not_started(result.problem))

@@ -10,10 +10,14 @@ server's socket never reaches test code), the clean environment, the user switch
 one more fork that runs pytest while the child waits. The server is a child subreaper, so
 whatever a run leaves behind is below it, and we kill that whole tree after each run.
 
-Only for the basic layer without namespaces: under bwrap each run gets its own bind of a fresh
-copy and its own PID namespace, and with namespaces its own private mounts, which a process
-started once cannot give each run (there the cold path runs). The server runs as us (as root it
-must, to drop each run to uid 65534), so the tests can never signal or trace it.
+With namespaces (as root), the forked child first does what `unshare --fork --pid --mount-proc
+--mount --ipc --uts [--net]` does: new namespaces per run, then PID 1 of the new PID namespace
+mounts /proc and the private /tmp, /var/tmp, /dev/shm (isolation.PRIVATE_MOUNTS). Not used under
+bwrap: each run there gets its own binds, namespaces and /tmp from bubblewrap, which a process
+started once cannot give each run without doing bubblewrap's work itself (nor with namespaces
+without root, which would need a user namespace per run); there the cold path runs. The server
+runs as us (as root it must, to drop each run to uid 65534), so the tests can never signal or
+trace it.
 """
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ for name in _pytest.config.default_plugins:
         __import__("_pytest." + name)
     except ImportError:
         pass
-BOUNDS = %r
+BOUNDS, MOUNTS = %r, %r
 import ctypes, gc
 gc.freeze()  # what is loaded now is never collected: a run's gc neither scans nor copies it
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
@@ -92,7 +96,29 @@ for name, value in request["limits"]:
 os.chdir(request["workdir"])
 os.environ.clear()
 os.environ.update(request["env"])
-uid = request["uid"]
+uid, spaces = request["uid"], request["namespaces"]
+if spaces:  # as root: what `unshare --fork --pid --mount-proc --mount --ipc --uts [--net]` does
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    flags = 0x00020000 | 0x20000000 | 0x08000000 | 0x04000000  # NEWNS, NEWPID, NEWIPC, NEWUTS
+    if libc.unshare(flags | (0 if spaces["network"] else 0x40000000)) != 0:  # NEWNET
+        raise OSError(ctypes.get_errno(), "unshare")
+    pid = os.fork()  # below: PID 1 of the new namespace; when it ends, the kernel ends the rest
+    if pid:
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                pass
+        code = os.waitstatus_to_exitcode(status)
+        os._exit(128 - code if code < 0 else code)
+    for source, target, fstype, options in ((b"none", b"/", None, 16384 | 262144), (b"none", b"/proc", None, 16384 | 262144),
+                                            (b"proc", b"/proc", b"proc", 2 | 4 | 8)):  # MS_REC|MS_PRIVATE; nosuid,nodev,noexec
+        if libc.mount(source, target, fstype, options, None) != 0:
+            raise OSError(ctypes.get_errno(), "mount " + target.decode())
+    private = spaces["private"]
+    exec(MOUNTS)
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
 os.write(1, b"%s\n")
@@ -117,8 +143,10 @@ raise SystemExit(int(pytest.main(plugins=[bounds])))
 
 
 def applies(conf: isolation.Confinement) -> bool:
-    """The layers a process started once can confine each run for (see the module docstring)."""
-    return conf.layer == "basic" and not conf.namespaces
+    """The layers a process started once can confine each run for (see the module docstring):
+    the basic layer, with namespaces only as root (without root they need a user namespace per
+    run, which is not done here)."""
+    return conf.layer == "basic" and (not conf.namespaces or conf.run_as >= 0)
 
 
 class Runner:
@@ -126,7 +154,7 @@ class Runner:
 
     def __init__(self, python: Path, bounds_plugin: str, env: dict[str, str]):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        code = SERVER % (bounds_plugin, isolation.STARTED)
+        code = SERVER % (bounds_plugin, isolation.PRIVATE_MOUNTS, isolation.STARTED)
         self.proc = subprocess.Popen([str(python), "-c", code, str(theirs.fileno())], cwd="/", env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
@@ -136,14 +164,15 @@ class Runner:
         self.runs = 0
         weakref.finalize(self, _stop, self.proc, ours)
 
-    def run(self, args: list[str], workdir: Path, writable: list[Path], env: dict[str, str], log: Path,
-            limits: SandboxConfig, run_as: int) -> Optional[isolation.Outcome]:
+    def run(self, conf: isolation.Confinement, args: list[str], workdir: Path, writable: list[Path],
+            env: dict[str, str], log: Path, limits: SandboxConfig, network: bool) -> Optional[isolation.Outcome]:
         """`pytest args...` in workdir, confined as isolation.run confines it; None when the server
         is gone before the run started (nothing ran: the caller takes the cold path)."""
-        isolation.hand_over(writable, run_as)
+        isolation.hand_over(writable, conf.run_as)
         self.runs += 1
-        request = json.dumps({"id": self.runs, "args": args, "workdir": str(workdir), "env": env, "uid": run_as,
-                              "limits": isolation.rlimit_values(limits, run_as)}).encode()
+        spaces = {"network": network, "private": conf.private_mounts(writable)} if conf.namespaces else None
+        request = json.dumps({"id": self.runs, "args": args, "workdir": str(workdir), "env": env, "uid": conf.run_as,
+                              "namespaces": spaces, "limits": isolation.rlimit_values(limits, conf.run_as)}).encode()
         start = time.monotonic()
         fd = isolation.open_log(log)
         try:

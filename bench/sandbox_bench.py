@@ -33,7 +33,7 @@ def main() -> None:
     workspace = folder / "workspace"
     workspace.mkdir()
     (workspace / "test_three.py").write_text(TESTS)
-    layers = (["basic", "basic+warm"] + (["basic+ns"] if isolation.unshare_works() else [])
+    layers = (["basic", "basic+warm"] + (["basic+ns", "basic+ns+warm"] if isolation.unshare_works() else [])
               + (["bwrap"] if isolation.bwrap_works() else []))
     sandboxes = {layer: Sandbox(SandboxConfig(isolation=layer.split("+")[0], namespaces="+ns" in layer,
                                               warm="+warm" in layer)) for layer in layers}
@@ -51,10 +51,10 @@ def main() -> None:
             assert result.ok and result.passed == 3, result.output
     bare = statistics.median(times["bare"])
     print(f"pytest, 3 tests, {runs} runs each, interpreter {python}")
-    print(f"{'how':<11} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'vs bare':>9} {'ratio':>6}")
+    print(f"{'how':<14} {'median ms':>10} {'min ms':>8} {'max ms':>8} {'vs bare':>9} {'ratio':>6}")
     for name, values in times.items():
         median = statistics.median(values)
-        print(f"{name:<11} {median * 1000:>10.1f} {min(values) * 1000:>8.1f} {max(values) * 1000:>8.1f} "
+        print(f"{name:<14} {median * 1000:>10.1f} {min(values) * 1000:>8.1f} {max(values) * 1000:>8.1f} "
               f"{(median - bare) * 1000:>+8.1f} {median / bare:>6.2f}")
     shutil.rmtree(folder, ignore_errors=True)
 

@@ -162,14 +162,16 @@ def test_root_without_bubblewrap_in_a_private_folder(scratch, namespaces):
     assert "uid 65534" in ran_as
 
 
-def test_the_warm_runner_as_typed(clone):
-    """sandbox.warm with the basic layer without namespaces: solved, and a protected test that the
-    model's code rewrites at test time is still caught."""
-    env = {"AGENT_SANDBOX_WARM": "true", "AGENT_SANDBOX_NAMESPACES": "false"}
+@pytest.mark.parametrize("namespaces", ["true", "false"])
+def test_the_warm_runner_as_typed(clone, namespaces):
+    """sandbox.warm with the basic layer: solved, and a protected test that the model's code
+    rewrites at test time is still caught (with namespaces the runner is used only as root)."""
+    env = {"AGENT_SANDBOX_WARM": "true", "AGENT_SANDBOX_NAMESPACES": namespaces}
     with FakeKoboldCpp(SOLVE_FIZZBUZZ) as server:
         proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", server.url, "--isolation", "basic", env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "warm runner (pytest imported once" in proc.stdout
+    used = namespaces == "false" or os.getuid() == 0 or not isolation.unshare_works()
+    assert ("warm runner (pytest imported once" if used else "warm runner not used") in proc.stdout
     (clone / "calc.yaml").write_text(CALC)
     script = [action("write_file", path="calc.py", content=FORGE),
               action("write_file", path="test_a.py", content="import calc\n\ndef test_imports():\n    pass\n"),
