@@ -7,6 +7,7 @@ side by side with a bare `python -m pytest` in the same interpreter. Prints a ta
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -56,7 +57,31 @@ def main() -> None:
         median = statistics.median(values)
         print(f"{name:<14} {median * 1000:>10.1f} {min(values) * 1000:>8.1f} {max(values) * 1000:>8.1f} "
               f"{(median - bare) * 1000:>+8.1f} {median / bare:>6.2f}")
+    pieces(python, runs)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def pieces(python: str, runs: int) -> None:
+    """What the cold path adds to a bare run: the launcher's interpreter, and bwrap or unshare
+    in front of it (interleaved, as above)."""
+    launcher = [python, "-I", "-S", "-c", "pass"]
+    run_as = isolation.NOBODY if os.getuid() == 0 else -1
+    commands = {"python -I -S -c pass (the launcher)": launcher,
+                "python -c 'import pytest'": [python, "-c", "import pytest"]}
+    if isolation.unshare_works():
+        commands["unshare ... + the launcher"] = isolation.unshare_command(run_as, network=False) + launcher
+    if isolation.bwrap_works():
+        conf = isolation.Confinement("bwrap", run_as, [str(Path(python).parent.parent), "/usr"])
+        commands["bwrap ... + the launcher"] = isolation.bwrap_command(conf, [], Path("/"), network=False) + launcher
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, cmd in commands.items():
+            start = time.perf_counter()
+            subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=True)
+            times[name].append(time.perf_counter() - start)
+    print(f"\nthe pieces, {runs} runs each, interleaved")
+    for name, values in times.items():
+        print(f"{name:<40} {statistics.median(values) * 1000:>8.1f} ms")
 
 
 if __name__ == "__main__":
