@@ -46,6 +46,20 @@ for name in _pytest.config.default_plugins:
     except ImportError:
         pass
 BOUNDS, MOUNTS = %r, %r
+
+
+def exit_with(pid):
+    "Wait for the child, then end with its exit code (a signal's the shell's way)."
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            pass
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
+
+
 import ctypes, gc
 gc.freeze()  # what is loaded now is never collected: a run's gc neither scans nor copies it
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
@@ -105,14 +119,7 @@ if spaces:  # as root: what `unshare --fork --pid --mount-proc --mount --ipc --u
         raise OSError(ctypes.get_errno(), "unshare")
     pid = os.fork()  # below: PID 1 of the new namespace; when it ends, the kernel ends the rest
     if pid:
-        while True:
-            try:
-                _, status = os.waitpid(pid, 0)
-                break
-            except InterruptedError:
-                pass
-        code = os.waitstatus_to_exitcode(status)
-        os._exit(128 - code if code < 0 else code)
+        exit_with(pid)
     for source, target, fstype, options in ((b"none", b"/", None, 16384 | 262144), (b"none", b"/proc", None, 16384 | 262144),
                                             (b"proc", b"/proc", b"proc", 2 | 4 | 8)):  # MS_REC|MS_PRIVATE; nosuid,nodev,noexec
         if libc.mount(source, target, fstype, options, None) != 0:
@@ -124,14 +131,7 @@ if uid >= 0:
 os.write(1, b"%s\n")
 pid = os.fork()
 if pid:
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except InterruptedError:
-            pass
-    code = os.waitstatus_to_exitcode(status)
-    os._exit(128 - code if code < 0 else code)
+    exit_with(pid)
 import tempfile
 tempfile.tempdir = None
 sys.argv = ["-c", *request["args"]]
