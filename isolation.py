@@ -198,6 +198,8 @@ def kill_tree(root: int, exclude: set[int]) -> int:
             except ProcessLookupError:
                 pass
         frozen |= alive
+    if not frozen:  # the common case: nothing left, no second scan of /proc
+        return 0
     for pid in frozen:
         try:
             os.kill(pid, signal.SIGKILL)
