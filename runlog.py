@@ -49,7 +49,7 @@ class RunLog:
 
     def sync(self) -> None:
         """To disk, once per step (a power cut loses at most the step under way): an fsync per
-        event cost more than all the rest of a step (bench/harness_bench.py)."""
+        event, about five a step, was the largest part of a step's own time (bench/harness_bench.py)."""
         try:
             os.fsync(self._file.fileno())
         except (OSError, ValueError) as e:
