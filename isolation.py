@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import select
 import shutil
 import signal
 import stat
@@ -36,9 +37,9 @@ PR_SET_CHILD_SUBREAPER = 36
 # interpreter), which is no test result at all.
 STARTED = "tdd-agent: sandbox started"
 PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
-LAUNCHER = """\
-import os, sys
-uid, private = int(sys.argv[1]), sys.argv[2]
+# The private mounts (a script's part, `private` set, see Confinement.private_mounts): shared by
+# the launcher and the warm runner (warm.py).
+PRIVATE_MOUNTS = """\
 if private:
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
@@ -51,8 +52,10 @@ if private:
             mount("tmpfs", top, b"tmpfs", 0, b"mode=1777")
     for path, fd in keep:
         os.makedirs(path, exist_ok=True)
-        mount("/proc/self/fd/%%d" %% fd, path, None, 4096 | 16384, None)  # MS_BIND | MS_REC
+        mount("/proc/self/fd/%d" % fd, path, None, 4096 | 16384, None)  # MS_BIND | MS_REC
         os.close(fd)
+"""
+LAUNCHER = ("import os, sys\nuid, private = int(sys.argv[1]), sys.argv[2]\n" + PRIVATE_MOUNTS + """\
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
 os.write(1, b"%s\\n")
@@ -67,7 +70,7 @@ while True:
         pass
 code = os.waitstatus_to_exitcode(status)
 sys.exit(128 - code if code < 0 else code)
-""" % STARTED
+""" % STARTED)
 
 
 @dataclass
@@ -195,6 +198,8 @@ def kill_tree(root: int, exclude: set[int]) -> int:
             except ProcessLookupError:
                 pass
         frozen |= alive
+    if not frozen:  # the common case: nothing left, no second scan of /proc
+        return 0
     for pid in frozen:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -224,21 +229,27 @@ def _user_processes(uid: int) -> int:
     return count
 
 
-def _rlimits(limits: SandboxConfig, run_as: int):
-    """RLIMIT_NPROC counts every process of the user, so a user who is not switched keeps room
-    for what it already runs."""
+def rlimit_values(limits: SandboxConfig, run_as: int) -> list[tuple[str, tuple[int, int]]]:
+    """(resource name, (soft, hard)) for one run. RLIMIT_NPROC counts every process of the user,
+    so a user who is not switched keeps room for what it already runs."""
     mib = 1024 * 1024
     uid = run_as if run_as >= 0 else os.getuid()
     nproc = limits.max_processes + (_user_processes(uid) if uid != 0 else 0)
+    return [("RLIMIT_CPU", (limits.cpu_seconds, limits.cpu_seconds + 1)),
+            ("RLIMIT_AS", (limits.memory_mb * mib,) * 2),
+            ("RLIMIT_FSIZE", (limits.file_size_mb * mib,) * 2),
+            ("RLIMIT_NOFILE", (limits.open_files,) * 2),
+            ("RLIMIT_CORE", (0, 0)),
+            ("RLIMIT_STACK", (8 * mib,) * 2),
+            ("RLIMIT_NPROC", (nproc, nproc))]
+
+
+def _rlimits(limits: SandboxConfig, run_as: int):
+    values = rlimit_values(limits, run_as)
 
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mib,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * mib,) * 2)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_STACK, (8 * mib,) * 2)
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        for name, value in values:
+            resource.setrlimit(getattr(resource, name), value)
     return apply
 
 
@@ -343,6 +354,11 @@ def command(conf: Confinement, python: Path, argv: list[str], workdir: Path, wri
             conf.private_mounts(writable), str(python), *argv]
 
 
+def open_log(log: Path) -> int:
+    """The run's log, opened by us: a symlink planted there is never followed."""
+    return os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+
+
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
         env: dict[str, str], log: Path, limits: SandboxConfig, network: bool,
         nproc_user: Optional[int] = None) -> Outcome:
@@ -354,8 +370,7 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
     cmd = command(conf, python, argv, workdir, writable, network)
     before = {pid for pid, ppid in _parents().items() if ppid == os.getpid()}
     start = time.monotonic()
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-    with open(fd, "wb") as out:
+    with open(open_log(log), "wb") as out:
         try:
             proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True,
@@ -364,7 +379,7 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
             return Outcome(None, False, 0.0, 0, started=False, problem=f"{cmd[0]}: {e.strerror or e}")
         timed_out = False
         try:
-            exit_code: Optional[int] = proc.wait(timeout=limits.timeout)
+            exit_code: Optional[int] = wait(proc, limits.timeout)
             if exit_code < 0:  # the launcher itself was killed: report it the shell's way
                 exit_code = 128 - exit_code
         except subprocess.TimeoutExpired:
@@ -375,7 +390,27 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
             kill_tree(os.getpid(), before)
             raise
     seconds = time.monotonic() - start
-    leftovers = kill_tree(os.getpid(), before)
+    return outcome(log, exit_code, timed_out, seconds, kill_tree(os.getpid(), before))
+
+
+def wait(proc: subprocess.Popen, timeout: float) -> int:
+    """proc.wait(timeout) without its polling: Popen.wait with a timeout sleeps up to 50 ms between
+    checks, which added ~25 ms to every test run (bench/sandbox_bench.py); a pidfd wakes us when
+    the process ends."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # before Linux 5.3
+        return proc.wait(timeout=timeout)
+    try:
+        if not select.select([fd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+    finally:
+        os.close(fd)
+    return proc.wait()
+
+
+def outcome(log: Path, exit_code: Optional[int], timed_out: bool, seconds: float, leftovers: int) -> Outcome:
+    """What a finished run's log says: a log without STARTED means the sandbox never started."""
     start_of_log = head(log, 2000)
     if start_of_log.startswith(STARTED):
         return Outcome(exit_code, timed_out, seconds, leftovers)

@@ -148,6 +148,7 @@ class Orchestrator:
         tokens = self._fit_context()
         messages = self.state.messages
         self.record("llm_request", messages=len(messages), chars=sum(len(m["content"]) for m in messages), tokens=tokens)
+        self.log.sync()
         reply = self.backend.complete(messages, self.format, self.protocol)
         try:
             action = act.parse(reply.text, self.enabled)

@@ -43,15 +43,23 @@ class RunLog:
         self._file = open(run_dir / "transcript.jsonl", "a", encoding="utf-8", errors="backslashreplace")
 
     def event(self, type_: str, step: Optional[int] = None, **fields: Any) -> dict:
-        """Append one event; a full disk or a broken file never stops the run (it is said once)."""
+        """Append one event, flushed (a crash of ours loses nothing); a full disk or a broken
+        file never stops the run (it is said once)."""
         record = {"t": round(time.time() - self.started, 3), "step": step, "type": type_, **fields}
         try:
             self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
             self._file.flush()
-            os.fsync(self._file.fileno())
         except (OSError, ValueError) as e:
             self._failed(f"the transcript could not be written: {e}")
         return record
+
+    def sync(self) -> None:
+        """To disk, once per step (a power cut loses at most the step under way): an fsync per
+        event, about five a step, was the largest part of a step's own time (bench/harness_bench.py)."""
+        try:
+            os.fsync(self._file.fileno())
+        except (OSError, ValueError) as e:
+            self._failed(f"the transcript could not be written: {e}")
 
     def write_result(self, result: dict) -> None:
         tmp = self.run_dir / "result.json.tmp"
@@ -67,6 +75,7 @@ class RunLog:
         self.broken = message
 
     def close(self) -> None:
+        self.sync()
         try:
             self._file.close()
         except OSError:

@@ -21,6 +21,7 @@ from typing import Optional
 
 import isolation
 import prompts
+import warm
 from config import SandboxConfig
 
 
@@ -137,18 +138,69 @@ def find_interpreter(cfg: SandboxConfig) -> Path:
     return default_venv()
 
 
-def _interpreter_paths(python: Path) -> list[str]:
-    """Folders the interpreter needs that are not under /usr (bound read-only under bwrap)."""
-    code = "import sys, os; print(json.dumps([sys.prefix, sys.base_prefix, os.path.realpath(sys.executable)]))"
+_FACTS = ("import json, os, sys, pytest; print(json.dumps({'paths': [sys.prefix, sys.base_prefix, "
+          "os.path.realpath(sys.executable)], 'pytest': os.path.realpath(pytest.__file__)}))")
+
+
+def _stamp(files: list[Path]) -> list:
+    """Which files these are, as the file system says: device, inode, size, mtime (None: missing)."""
+    stamps = []
+    for f in files:
+        try:
+            st = os.stat(f)
+            stamps.append([str(f), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns])
+        except OSError:
+            stamps.append([str(f), None])
+    return stamps
+
+
+def interpreter_paths(python: Path) -> list[str]:
+    """Folders the interpreter needs that are not under /usr (bound read-only under bwrap), after
+    checking that it runs and imports pytest. That costs an interpreter start with pytest (the
+    largest part of our start-up), so it is done once per interpreter: the answer is kept in our
+    cache folder and used only while the interpreter, its pyvenv.cfg and pytest's own file are
+    still the same files (else checked again)."""
+    cache = cache_dir() / "interpreters.json"
+    files = [python, python.resolve(), python.parent.parent / "pyvenv.cfg"]
     try:
-        done = subprocess.run([str(python), "-c", "import json; " + code], capture_output=True, text=True, timeout=60)
+        entry = json.loads(cache.read_text()).get(str(python), {})
+    except (OSError, ValueError, AttributeError):
+        entry = {}
+    if entry and entry.get("stamp") == _stamp([*files, Path(entry.get("pytest", "/nonexistent"))]):
+        return entry["paths"]
+    try:
+        done = subprocess.run([str(python), "-c", _FACTS], capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
-        raise SandboxError(f"{python} did not start within 60 s") from None
+        raise SandboxError(f"{python} did not start within 120 s") from None
+    except OSError as e:
+        raise SandboxError(f"{python} does not run: {e.strerror or e}") from None
+    if "No module named 'pytest'" in done.stderr:
+        raise SandboxError(f"{python} cannot import pytest; install it with: {python} -m pip install pytest")
     if done.returncode:
         raise SandboxError(f"{python} does not run: {done.stderr.strip()[-300:]}")
-    prefix, base, real = json.loads(done.stdout)
-    paths = {prefix, base, str(Path(real).parent.parent), str(python.parent.parent)}
-    return sorted(p for p in paths if not p.startswith("/usr/"))
+    facts = json.loads(done.stdout)
+    prefix, base, real = facts["paths"]
+    paths = sorted(p for p in {prefix, base, str(Path(real).parent.parent), str(python.parent.parent)}
+                   if not p.startswith("/usr/"))
+    _remember(cache, str(python), {"paths": paths, "pytest": facts["pytest"],
+                                   "stamp": _stamp([*files, Path(facts["pytest"])])})
+    return paths
+
+
+def _remember(cache: Path, key: str, entry: dict) -> None:
+    """Add one entry to a JSON cache file (written whole, then renamed: never half a file)."""
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            entries = json.loads(cache.read_text())
+        except (OSError, ValueError):
+            entries = {}
+        entries = {**(entries if isinstance(entries, dict) else {}), key: entry}
+        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(entries, indent=1))
+        tmp.replace(cache)
+    except OSError:
+        pass  # no cache: checked again next time
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,12 +369,7 @@ class Sandbox:
     def __init__(self, cfg: SandboxConfig):
         self.cfg = cfg
         self.python = find_interpreter(cfg)
-        try:
-            check = subprocess.run([str(self.python), "-c", "import pytest"], capture_output=True, text=True, timeout=120)
-        except subprocess.TimeoutExpired:
-            raise SandboxError(f"{self.python} did not start within 120 s") from None
-        if check.returncode:
-            raise SandboxError(f"{self.python} cannot import pytest; install it with: {self.python} -m pip install pytest")
+        paths = interpreter_paths(self.python)
         run_as = isolation.NOBODY if os.getuid() == 0 else -1
         layer = cfg.isolation
         if layer in ("auto", "bwrap"):
@@ -334,11 +381,15 @@ class Sandbox:
             else:
                 layer = "basic"
         namespaces = layer == "basic" and cfg.namespaces and isolation.unshare_works()
-        self.confinement = isolation.Confinement(layer, run_as, _interpreter_paths(self.python), namespaces)
+        self.confinement = isolation.Confinement(layer, run_as, paths, namespaces)
         if layer == "basic" and run_as >= 0 and not isolation.reachable(self.python.resolve(), run_as):
             raise SandboxError(f"{self.python} is not reachable for uid {run_as}, which runs the tests when the "
                                "agent is root; install bubblewrap or use an interpreter outside /root")
         isolation.become_subreaper()
+        self.warm = None
+        if cfg.warm and warm.applies(self.confinement):
+            env = isolation.clean_environment(Path("/nonexistent"), Path("/tmp"), self.python.parent)
+            self.warm = warm.Runner(self.python, BOUNDS_PLUGIN, env)
 
     def hide(self, folders: list[Path]) -> None:
         """Folders the tests must not see (the task's files with its hidden tests, the runs with
@@ -347,7 +398,9 @@ class Sandbox:
         self.confinement.hidden = [str(f) for f in folders if len(f.parts) >= 3 and f.is_dir()]
 
     def describe(self) -> str:
-        return f"{self.confinement.describe()}; interpreter {self.python}"
+        how = ("; warm runner (pytest imported once, a fresh fork per run)" if self.warm else
+               "; warm runner not used (only the basic layer has it, and with namespaces only as root)" if self.cfg.warm else "")
+        return f"{self.confinement.describe()}; interpreter {self.python}{how}"
 
     def run_pytest(self, source: Path, scratch: Path, network: Optional[bool] = None,
                    targets: tuple[str, ...] = (), trusted: Optional[dict[str, str]] = None) -> TestRun:
@@ -371,12 +424,15 @@ class Sandbox:
             (stage / sub).mkdir()
         report, log = stage / "report.xml", scratch.with_name(scratch.name + ".log")
         env = isolation.clean_environment(stage / "home", stage / "tmp", self.python.parent)
-        argv = ["-c", PYTEST_STUB, "-q", "-p", "no:cacheprovider", "--color=no", "--tb=short",
-                f"--junitxml={report}", "-o", "junit_logging=out-err", *pytest_config_args(workdir),
-                "--", *targets]
+        args = ["-q", "-p", "no:cacheprovider", "--color=no", "--tb=short", f"--junitxml={report}",
+                "-o", "junit_logging=out-err", *pytest_config_args(workdir), "--", *targets]
         try:
-            result = isolation.run(self.confinement, self.python, argv, workdir, [stage], env, log,
-                                   self.cfg, self.cfg.network if network is None else network)
+            network = self.cfg.network if network is None else network
+            result = self.warm.run(self.confinement, args, workdir, [stage], env, log, self.cfg, network) if self.warm else None
+            if result is None:  # cold: a new interpreter (also when the warm runner is gone)
+                self.warm = None
+                result = isolation.run(self.confinement, self.python, ["-c", PYTEST_STUB, *args], workdir, [stage],
+                                       env, log, self.cfg, network)
             if not result.started:
                 return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run",
                                prompts.run_not_started(result.problem))

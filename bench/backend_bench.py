@@ -5,10 +5,12 @@ Each "turn" is one request with a realistic agent history (the system prompt, on
 tasks, and 0-2 earlier steps); a turn counts as valid when actions.parse accepts the reply; "cut" counts the invalid replies
 that ran into max_tokens (a grammar guarantees the syntax, not that the model stops in time).
 
-    .venv/bin/python bench/backend_bench.py [--turns 20] [--llama-server PATH] [--koboldcpp URL]
+    .venv/bin/python bench/backend_bench.py [--turns 20] [--llama-server PATH] [--koboldcpp URL] [--given-only]
 
 Backends: embedded (in-process), openai against llama-cpp-python's server (started here), and,
-when given, a llama-server binary (started here) or a running KoboldCPP.
+when given, a llama-server binary (started here) or a running KoboldCPP (any URL it answers
+on, e.g. http://127.0.0.1:5001; start it with SmolLM2 for comparable rows). --given-only
+measures only the servers given.
 """
 from __future__ import annotations
 
@@ -73,18 +75,21 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--llama-server", help="path of a llama-server binary to start with SmolLM2")
     parser.add_argument("--koboldcpp", help="URL of a running KoboldCPP (started with SmolLM2)")
+    parser.add_argument("--given-only", action="store_true", help="only the servers given (--llama-server, --koboldcpp)")
     args = parser.parse_args()
     model = llm_client.smollm2_path()
-    if not model:
+    if not model and not (args.given_only and args.koboldcpp):
         raise SystemExit("run ./install.sh first: the bundled SmolLM2 is missing")
     config = Config(max_tokens=args.max_tokens, temperature=0.2, retries=0)
     turns = histories(args.turns)
-    procs, backends = [], {"embedded": llm_client.Embedded(config)}
-    port = free_port()
-    procs.append(start_server([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-                        "--port", str(port), "--chat_format", "chatml", "--n_ctx", "4096"],
-                       f"http://127.0.0.1:{port}", "/v1/models"))
-    backends["llama-cpp-python server"] = llm_client.connect(Config(**{**config.model_dump(), "server": f"http://127.0.0.1:{port}"}), True)
+    procs, backends = [], {}
+    if not args.given_only:
+        backends["embedded"] = llm_client.Embedded(config)
+        port = free_port()
+        procs.append(start_server([sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+                                   "--port", str(port), "--chat_format", "chatml", "--n_ctx", "4096"],
+                                  f"http://127.0.0.1:{port}", "/v1/models"))
+        backends["llama-cpp-python server"] = llm_client.connect(Config(**{**config.model_dump(), "server": f"http://127.0.0.1:{port}"}), True)
     if args.llama_server:
         port = free_port()
         procs.append(start_server([args.llama_server, "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", "4096",

@@ -25,14 +25,16 @@ import isolation  # noqa: E402
 from config import SandboxConfig  # noqa: E402
 from sandbox import Sandbox  # noqa: E402
 
-# Every sandbox layer this machine has: tests that run model code run under each.
-LAYERS = (["basic"] + (["basic+namespaces"] if isolation.unshare_works() else [])
+# Every sandbox layer this machine has (and the warm runner): tests that run model code run under each.
+LAYERS = (["basic", "basic+warm"] + (["basic+namespaces", "basic+namespaces+warm"] if isolation.unshare_works() else [])
           + (["bwrap"] if isolation.bwrap_works() else []))
 
 
 def layer_sandbox(layer: str, **limits) -> Sandbox:
-    """A Sandbox for one of LAYERS ('basic+namespaces' is the basic layer with namespaces on)."""
-    return Sandbox(SandboxConfig(isolation=layer.split("+")[0], namespaces="namespaces" in layer, **limits))
+    """A Sandbox for one of LAYERS ('basic+namespaces' is the basic layer with namespaces on;
+    '+warm': each run forked from the warm runner)."""
+    return Sandbox(SandboxConfig(isolation=layer.split("+")[0], namespaces="namespaces" in layer,
+                                 warm="warm" in layer, **limits))
 
 
 @pytest.fixture

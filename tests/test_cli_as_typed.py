@@ -174,3 +174,23 @@ def test_a_long_run_in_a_small_context_is_compacted_and_solved(clone):
     events = [json.loads(line) for line in (clone / "runs" / "stats" / "transcript.jsonl").read_text().splitlines()]
     compacted = [e for e in events if e["type"] == "context_compacted"]
     assert compacted and all(e["tokens_after"] < e["tokens_before"] <= 0.6 * (4096 - 1024) + 400 for e in compacted)
+
+
+@pytest.mark.parametrize("namespaces", ["true", "false"])
+def test_the_warm_runner_as_typed(clone, namespaces):
+    """sandbox.warm with the basic layer: solved, and a protected test that the model's code
+    rewrites at test time is still caught (with namespaces the runner is used only as root)."""
+    env = {"AGENT_SANDBOX_WARM": "true", "AGENT_SANDBOX_NAMESPACES": namespaces}
+    with FakeKoboldCpp(SOLVE_FIZZBUZZ) as server:
+        proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", server.url, "--isolation", "basic", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    used = namespaces == "false" or os.getuid() == 0 or not isolation.unshare_works()
+    assert ("warm runner (pytest imported once" if used else "warm runner not used") in proc.stdout
+    (clone / "calc.yaml").write_text(CALC)
+    script = [action("write_file", path="calc.py", content=FORGE),
+              action("write_file", path="test_a.py", content="import calc\n\ndef test_imports():\n    pass\n"),
+              action("finish", summary="done")]
+    with FakeKoboldCpp(script) as server:
+        proc = user(clone, "--task", "calc.yaml", "--server", server.url, "--isolation", "basic", "--max-steps", "3", env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert result(clone, "calc")["last_test_run"]["outcome"] == "tampered"

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -310,3 +312,89 @@ def test_hidden_folders_are_invisible_where_namespaces_hide_them(run, sandbox):
     finally:
         sandbox.hide([])
         shutil.rmtree(secret_dir)
+
+
+def test_nothing_a_run_changes_reaches_the_next(run, scratch):
+    """The warm runner forks every run from one interpreter: an edited module is imported fresh,
+    and changes to pytest's or the standard library's modules die with the run."""
+    (scratch / "run" / "workspace" / "shapes.py").write_text("SIDES = 3\n")
+    first = run("import json, sys, _pytest, shapes\ndef test_first():\n    assert shapes.SIDES == 3\n"
+                "    json.dumps = None\n    _pytest.planted = True\n    sys.modules['planted'] = json\n")
+    (scratch / "run" / "workspace" / "shapes.py").write_text("SIDES = 4\n")
+    second = run("import json, sys, _pytest, shapes\ndef test_second():\n    assert shapes.SIDES == 4\n"
+                 "    assert json.dumps([]) == '[]' and not hasattr(_pytest, 'planted') and 'planted' not in sys.modules\n")
+    assert first.ok and second.ok, (first.output, second.output)
+
+
+def test_no_socket_of_ours_reaches_the_tests(run):
+    r = run("""
+        import os
+        def test_fds():
+            links = []
+            for fd in os.listdir('/proc/self/fd'):
+                try:
+                    links.append(os.readlink('/proc/self/fd/' + fd))
+                except FileNotFoundError:  # the listing's own descriptor
+                    pass
+            assert not [link for link in links if link.startswith(('socket:', 'pipe:'))], links
+    """)
+    assert r.ok, r.output
+
+
+def test_the_warm_runner_cannot_be_signalled_when_root(run, sandbox):
+    """Its own PID namespace hides the runner; without one, as root, the tests see it but cannot
+    signal it."""
+    if not (ROOT_USER and sandbox.warm):
+        pytest.skip("only the warm runner as root runs a server beside the tests")
+    pid = sandbox.warm.proc.pid
+    if isolated(sandbox):
+        r = run(f"import os\ndef test_invisible():\n    assert not os.path.exists('/proc/{pid}/cmdline')\n")
+    else:
+        r = run(f"""
+            import os, signal
+            def test_kill_server():
+                with open('/proc/{pid}/cmdline', 'rb') as f:
+                    assert b'tdd_agent_bounds' in f.read()
+                try:
+                    os.kill({pid}, signal.SIGKILL)
+                except PermissionError:
+                    return
+                raise AssertionError('signalled the warm runner')
+        """)
+    assert r.ok and sandbox.warm.proc.poll() is None, r.output
+
+
+def test_the_interpreter_check_is_kept_only_while_its_files_are_the_same(scratch, monkeypatch):
+    """The check (runs, imports pytest, its folders) is cached per interpreter; removing pytest
+    from it makes the next start check again and say so."""
+    import sandbox as sandbox_module
+    monkeypatch.setattr(sandbox_module, "cache_dir", lambda: scratch / "cache")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(scratch / "venv")], check=True)
+    python = scratch / "venv" / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "pytest").mkdir()
+    (site / "pytest" / "__init__.py").write_text("")
+    first = sandbox_module.interpreter_paths(python)
+    assert str(scratch / "venv") in first and str(python) in (scratch / "cache" / "interpreters.json").read_text()
+    assert sandbox_module.interpreter_paths(python) == first
+    shutil.rmtree(site / "pytest")
+    with pytest.raises(sandbox_module.SandboxError, match="cannot import pytest"):
+        sandbox_module.interpreter_paths(python)
+
+
+def test_a_run_interrupted_by_ctrl_c_leaves_nothing_for_the_next(run):
+    """Ctrl-C while the tests run takes them down; the next run in the same sandbox is its own
+    (the warm runner's reply to the interrupted run is not taken for it)."""
+    def ctrl_c(*_):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGALRM, ctrl_c)
+    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run("import time\ndef test_slow():\n    time.sleep(60)\n")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    r = run("def test_quick():\n    assert True\n")
+    assert r.ok and r.passed == 1, r.output
