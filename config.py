@@ -33,7 +33,7 @@ class SandboxConfig(BaseModel):
     isolation: Literal["auto", "bwrap", "basic"] = Field("auto", description="auto: bubblewrap when it works here, else basic (rlimits, clean env, own session, unprivileged user when root).")
     namespaces: bool = Field(True, description="Basic layer (no bubblewrap): give the tests their own /tmp, /var/tmp, /dev/shm, network and PID namespace with `unshare` where the kernel allows it.")
     network: bool = Field(False, description="Let the tests reach the network (only has an effect under bwrap). A task may allow it.")
-    warm: bool = Field(False, description="Start pytest once per agent run and fork each test run from it (faster; the basic layer only, with namespaces only as root; elsewhere each run starts a new interpreter).")
+    warm: bool = Field(False, description="Start pytest once per agent run and fork each test run from it (faster; only the basic layer with namespaces, as root; elsewhere each run starts a new interpreter).")
     timeout: float = Field(60.0, description="Wall-clock seconds for one pytest run; the whole process tree is killed after it.")
     cpu_seconds: int = Field(30, description="CPU-time limit per process (RLIMIT_CPU).")
     memory_mb: int = Field(2048, description="Address-space limit per process in MiB (RLIMIT_AS).")

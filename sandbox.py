@@ -399,7 +399,7 @@ class Sandbox:
 
     def describe(self) -> str:
         how = ("; warm runner (pytest imported once, a fresh fork per run)" if self.warm else
-               "; warm runner not used (only the basic layer has it, and with namespaces only as root)" if self.cfg.warm else "")
+               "; warm runner not used (it needs the basic layer with namespaces, as root)" if self.cfg.warm else "")
         return f"{self.confinement.describe()}; interpreter {self.python}{how}"
 
     def run_pytest(self, source: Path, scratch: Path, network: Optional[bool] = None,

@@ -12,8 +12,8 @@ whatever a run leaves behind is below it, and we kill that whole tree after each
 
 With namespaces (as root), the forked child first does what `unshare --fork --pid --mount-proc
 --mount --ipc --uts [--net]` does: new namespaces per run, then PID 1 of the new PID namespace
-mounts /proc and the private /tmp, /var/tmp, /dev/shm (isolation.PRIVATE_MOUNTS). Not used under
-bwrap: each run there gets its own binds, namespaces and /tmp from bubblewrap, which a process
+mounts /proc and the private /tmp, /var/tmp, /dev/shm (isolation.PRIVATE_MOUNTS). Not used without
+namespaces (see `applies`), nor under bwrap: each run there gets its own binds, namespaces and /tmp from bubblewrap, which a process
 started once cannot give each run without doing bubblewrap's work itself (nor with namespaces
 without root, which would need a user namespace per run); there the cold path runs. The server
 runs as us (as root it must, to drop each run to uid 65534), so the tests can never signal or
@@ -144,9 +144,12 @@ raise SystemExit(int(pytest.main(plugins=[bounds])))
 
 def applies(conf: isolation.Confinement) -> bool:
     """The layers a process started once can confine each run for (see the module docstring):
-    the basic layer, with namespaces only as root (without root they need a user namespace per
-    run, which is not done here)."""
-    return conf.layer == "basic" and (not conf.namespaces or conf.run_as >= 0)
+    the basic layer with namespaces, as root. Each run needs its own PID namespace: without one a
+    process that forks and exits in a loop outlived the sweep after a warm run (the server reaps
+    its zombies at once, so RLIMIT_NPROC never stalls it as it does on the cold path) and
+    rewrote the next run's copy and the judged copy (a red-team test, tests/test_cross_run_attacks.py).
+    Without root, namespaces need a user namespace per run, which is not done here."""
+    return conf.layer == "basic" and conf.namespaces and conf.run_as >= 0
 
 
 class Runner:

@@ -26,7 +26,8 @@ from config import SandboxConfig  # noqa: E402
 from sandbox import Sandbox  # noqa: E402
 
 # Every sandbox layer this machine has (and the warm runner): tests that run model code run under each.
-LAYERS = (["basic", "basic+warm"] + (["basic+namespaces", "basic+namespaces+warm"] if isolation.unshare_works() else [])
+LAYERS = (["basic"] + (["basic+namespaces"] if isolation.unshare_works() else [])
+          + (["basic+namespaces+warm"] if isolation.unshare_works() and os.getuid() == 0 else [])
           + (["bwrap"] if isolation.bwrap_works() else []))
 
 

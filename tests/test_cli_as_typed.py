@@ -179,12 +179,12 @@ def test_a_long_run_in_a_small_context_is_compacted_and_solved(clone):
 @pytest.mark.parametrize("namespaces", ["true", "false"])
 def test_the_warm_runner_as_typed(clone, namespaces):
     """sandbox.warm with the basic layer: solved, and a protected test that the model's code
-    rewrites at test time is still caught (with namespaces the runner is used only as root)."""
+    rewrites at test time is still caught (the runner is used only with namespaces, as root)."""
     env = {"AGENT_SANDBOX_WARM": "true", "AGENT_SANDBOX_NAMESPACES": namespaces}
     with FakeKoboldCpp(SOLVE_FIZZBUZZ) as server:
         proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", server.url, "--isolation", "basic", env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    used = namespaces == "false" or os.getuid() == 0 or not isolation.unshare_works()
+    used = namespaces == "true" and os.getuid() == 0 and isolation.unshare_works()
     assert ("warm runner (pytest imported once" if used else "warm runner not used") in proc.stdout
     (clone / "calc.yaml").write_text(CALC)
     script = [action("write_file", path="calc.py", content=FORGE),
