@@ -27,7 +27,7 @@ import llm_client
 import report
 import verdict
 from config import Config, ConfigError, load_config
-from runlog import read_transcript, safe_name
+from runlog import read_result, read_transcript, safe_name
 from sandbox import Sandbox, SandboxError
 from tasks import load_task
 
@@ -163,14 +163,6 @@ class LocalExecutor:
 
 
 # -- results and the summary ---------------------------------------------------------------------
-
-def read_result(run_dir: Path) -> Optional[dict]:
-    try:
-        data = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
 
 def infrastructure_failure(result: Optional[dict]) -> bool:
     """A run that did not end on its own merits, so it is run again (server gone, sandbox

@@ -18,7 +18,7 @@ from rich.text import Text
 
 import replay
 import verdict
-from runlog import read_transcript
+from runlog import read_result, read_transcript
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # and bidi overrides
 DIFF_LINES = 12  # a write's diff on the console; the HTML report has all of it
@@ -198,7 +198,7 @@ def replay_run(run_dir: Path, console: Console) -> int:
     events = read_transcript(run_dir)
     for event in events:
         render(event)
-    result = replay.read_result(run_dir)
+    result = read_result(run_dir)
     if result:
         console.print(totals_line(result), style="dim")
     elif not any(event["type"] == "end" for event in events):

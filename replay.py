@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional
 
 import actions as act
-from runlog import read_transcript
+from runlog import read_result, read_transcript
 from tasks import load_task
 
 DONE = ("Wrote ", "Edited ")  # how the workspace's observation begins when a write or an edit was made
@@ -148,14 +148,6 @@ def read_run(folder: Path) -> Run:
         else:
             step.events.append(event)
     return Run(folder, events, [steps[n] for n in sorted(steps)], read_result(folder))
-
-
-def read_result(folder: Path) -> Optional[dict]:
-    try:
-        result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return result if isinstance(result, dict) else None
 
 
 def is_run(folder: Path) -> bool:

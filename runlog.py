@@ -100,6 +100,15 @@ def read_transcript(run_dir: Path) -> list[dict]:
     return events
 
 
+def read_result(run_dir: Path) -> Optional[dict]:
+    """result.json of a run, or None when it is missing or damaged (a run still going, a crash)."""
+    try:
+        result = json.loads((run_dir / "result.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return result if isinstance(result, dict) else None
+
+
 class RunState:
     """What the loop knows and counts, derived from transcript events alone: the live loop and
     --resume apply the same events through `apply`, so both count by one rule."""
