@@ -83,7 +83,7 @@ class Approval:
         if self.ask:
             self.console.rule(f"about to run the tests: {purpose}")
             self.console.print(Text(printable(diff) or "(no file changed since the last approved run)\n"))
-        if note:
+        if note and self.ask:  # before the question; otherwise the `approval` event shows it (console.py)
             self.console.print(Text(printable(note.line()), style=_style(note)))
         answer, reason = "not asked", ""
         if note and self.block is not None and note.probability is not None and note.probability > self.block:

@@ -128,12 +128,13 @@ class Renderer:
             return [Text(f"    context: the latest message cut to {event.get('keep')} characters to fit", style="yellow")]
         if kind == "approval":
             note = event.get("decider") or {}
-            said = f"; {note.get('source')}: {note.get('label')}" if note else ""
-            if note.get("probability") is not None:
-                said += f" ({note['probability']:.2f}, {note.get('seconds') or 0:.1f} s)"
+            p = note.get("probability")
+            said = (f"; {note.get('source')} said {note.get('label')} "
+                    f"({'' if p is None else f'p={p:.2f}, '}{note.get('seconds') or 0:.1f} s)") if note else ""
             why = f": {event['reason']}" if event.get("reason") else ""
+            look = note.get("label") == "LOOK CLOSELY" or event.get("answer") in ("no", "blocked")
             return [Text(f"    approval ({short(event.get('purpose', ''), 80)}): {event.get('answer')}{short(why, 120)}{said}",
-                         style="green" if event.get("answer") in ("yes", "not asked") else "yellow")]
+                         style="bold red" if look else "yellow" if note and note.get("probability") is None else "green")]
         if kind == "end":
             return [self._end(event)]
         if kind == "error":

@@ -222,7 +222,7 @@ def test_a_decider_alone_notes_every_run_in_a_batch_and_blocks_above_the_thresho
         noted = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", model.url, "--run-id", "noted",
                      env={"AGENT_DECIDER": jeff.url})
     assert noted.returncode == 0, noted.stdout + noted.stderr
-    assert noted.stdout.count("decision model: routine (0.05)") == 3  # run_tests, the own-tests proof, the hidden tests
+    assert noted.stdout.count("not asked; decision model said routine (p=0.05, ") == 3  # run_tests, own-tests proof, hidden tests
     assert [e["answer"] for e in events(clone, "noted", "approval")] == ["not asked"] * 3
     look = [{"choice": "2", "p": 0.96}] * 4
     with FakeSystemOne(look) as jeff, FakeKoboldCpp(SOLVE_FIZZBUZZ) as model:
@@ -235,7 +235,8 @@ def test_a_decider_alone_notes_every_run_in_a_batch_and_blocks_above_the_thresho
     res = result(clone, "blocked")
     assert res["status"] == "step_limit" and res["last_test_run"] is None
     assert res["hidden_tests"]["outcome"] == f"not run: {why}"
-    assert "decision model: LOOK CLOSELY (0.96)" in blocked.stdout
+    assert ("blocked: the decision model said LOOK CLOSELY (0.96), above --decider-block 0.9; "
+            "decision model said LOOK CLOSELY (p=0.96, ") in blocked.stdout
 
 
 def test_a_decider_that_is_down_does_not_stop_the_run(clone):
@@ -243,7 +244,7 @@ def test_a_decider_that_is_down_does_not_stop_the_run(clone):
         proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", model.url,
                     "--decider", f"http://127.0.0.1:{free_port()}")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.count("decision model: no answer (nothing answers there)") == 3
+    assert proc.stdout.count("not asked; decision model said no answer (nothing answers there) (") == 3
 
 
 # -- every test run asks, in-process -------------------------------------------------------------

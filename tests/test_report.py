@@ -106,8 +106,8 @@ def test_approval_and_newer_events_are_shown_escaped(clone):
         transcript.write(json.dumps(approval) + "\n" + json.dumps(newer) + "\n")
     shown = user(clone, "--show", "runs/approved")
     assert shown.returncode == 0 and shown.stderr == ""
-    assert ("    approval (the model's run_tests): no: [bold]looks odd[/bold]; decision model: LOOK CLOSELY "
-            "(0.96, 0.4 s)") in shown.stdout
+    assert ("    approval (the model's run_tests): no: [bold]looks odd[/bold]; decision model said LOOK CLOSELY "
+            "(p=0.96, 0.4 s)") in shown.stdout
     assert ('    some_later_kind: files=["test_fizzbuzz.py"], note=<script>window.pwned = 4</script>') in shown.stdout
     assert user(clone, "--report", "runs/approved").returncode == 0
     page = (clone / "runs" / "approved" / "report.html").read_text()
