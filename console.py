@@ -95,7 +95,7 @@ class Renderer:
                 head.append(Text(f"Resuming after step {step or 0}.", style="bold"))
             return head + [Text(f"Task: {short(event.get('task'))}", style="bold"),
                            Text(f"Model: {short(event.get('backend'), 300)}; protocol {event.get('protocol')}"),
-                           Text(f"Sandbox: {short(event.get('sandbox'), 300)}")]
+                           Text(f"Sandbox: {short(event.get('sandbox'), 1000)}")]
         if kind == "llm_request":
             return []
         if kind == "llm_reply":
