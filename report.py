@@ -294,7 +294,7 @@ def compare_table(batches: list[tuple[str, dict]]) -> Table:
                                                if r else Text("-", style="dim") for r in runs))
     out.add_section()
     for key in totals[0]:
-        out.add_row(Text(key, style="bold"), *(str(t[key]) for t in totals))
+        out.add_row(Text(key, style="bold"), *(console.plain(t[key]) for t in totals))
     return out
 
 
