@@ -186,7 +186,22 @@ def descendants(root: int, exclude: set[int] = frozenset()) -> set[int]:
 
 
 def kill_tree(root: int, exclude: set[int]) -> int:
-    """Freeze every process below root (stopped processes cannot fork), then kill and reap them."""
+    """Freeze every process below root (stopped processes cannot fork), then kill and reap them;
+    again while anything is left below root (a process that forks and exits in a loop can stay
+    one step ahead of one sweep)."""
+    killed = 0
+    for _ in range(SWEEP_ROUNDS):
+        swept = _sweep(root, exclude)
+        killed += swept
+        if not swept or not descendants(root, exclude):
+            break
+    return killed
+
+
+SWEEP_ROUNDS = 5
+
+
+def _sweep(root: int, exclude: set[int]) -> int:
     frozen: set[int] = set()
     for _ in range(200):
         alive = descendants(root, exclude) - frozen
