@@ -55,21 +55,27 @@ if private:
         mount("/proc/self/fd/%d" % fd, path, None, 4096 | 16384, None)  # MS_BIND | MS_REC
         os.close(fd)
 """
-LAUNCHER = ("import os, sys\nuid, private = int(sys.argv[1]), sys.argv[2]\n" + PRIVATE_MOUNTS + """\
+# Wait for the child, then end with its exit code (a signal's the shell's way): shared by the
+# launcher and the warm runner (warm.py).
+EXIT_WITH = """\
+def exit_with(pid):
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            pass
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
+"""
+LAUNCHER = ("import os, sys\nuid, private = int(sys.argv[1]), sys.argv[2]\n" + PRIVATE_MOUNTS + EXIT_WITH + """\
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
 os.write(1, b"%s\\n")
 pid = os.fork()
 if pid == 0:
     os.execv(sys.argv[3], sys.argv[3:])
-while True:
-    try:
-        _, status = os.waitpid(pid, 0)
-        break
-    except InterruptedError:
-        pass
-code = os.waitstatus_to_exitcode(status)
-sys.exit(128 - code if code < 0 else code)
+exit_with(pid)
 """ % STARTED)
 
 

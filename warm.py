@@ -48,17 +48,7 @@ for name in _pytest.config.default_plugins:
 BOUNDS, MOUNTS = %r, %r
 
 
-def exit_with(pid):
-    "Wait for the child, then end with its exit code (a signal's the shell's way)."
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except InterruptedError:
-            pass
-    code = os.waitstatus_to_exitcode(status)
-    os._exit(128 - code if code < 0 else code)
-
+%s
 
 import ctypes, gc
 gc.freeze()  # what is loaded now is never collected: a run's gc neither scans nor copies it
@@ -157,7 +147,7 @@ class Runner:
 
     def __init__(self, python: Path, bounds_plugin: str, env: dict[str, str]):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        code = SERVER % (bounds_plugin, isolation.PRIVATE_MOUNTS, isolation.STARTED)
+        code = SERVER % (bounds_plugin, isolation.PRIVATE_MOUNTS, isolation.EXIT_WITH, isolation.STARTED)
         self.proc = subprocess.Popen([str(python), "-c", code, str(theirs.fileno())], cwd="/", env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
