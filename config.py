@@ -36,6 +36,8 @@ class SandboxConfig(BaseModel):
     warm: bool = Field(False, description="Start pytest once per agent run and fork each test run from it (faster; only the basic layer with namespaces, as root; elsewhere each run starts a new interpreter).")
     timeout: float = Field(60.0, description="Wall-clock seconds for one pytest run; the whole process tree is killed after it.")
     cpu_seconds: int = Field(30, description="CPU-time limit per process (RLIMIT_CPU).")
+    judge_timeout: Optional[float] = Field(None, gt=0, description="Wall-clock seconds for the judged run of the task's tests (default: timeout).")
+    judge_cpu_seconds: Optional[int] = Field(None, gt=0, description="CPU seconds per process for the judged run (default: cpu_seconds).")
     memory_mb: int = Field(2048, description="Address-space limit per process in MiB (RLIMIT_AS).")
     file_size_mb: int = Field(64, description="Largest file a test may write, MiB (RLIMIT_FSIZE).")
     max_processes: int = Field(64, description="Process limit for the test user (RLIMIT_NPROC; not enforced for root, so root runs drop to an unprivileged user).")

@@ -117,25 +117,59 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     spec = {"argv": worker_command(sandbox, runtime, workspace, [workspace, home, tmp, pytest_tmp], network),
             "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
             "basetemp": str(pytest_tmp / "basetemp"), "judge_uid": judge_uid,
-            "log": str(judge_dir / "worker.log")}
+            "log": str(judge_dir / "worker.log"), "record": str(judge_dir / "record.json")}
     env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
            "PYTHONPATH": str(RUNTIME), "JUDGE_SPEC": json.dumps(spec)}
     argv = ["-c", PYTEST_STUB, "-q", "-p", "no:cacheprovider", "-p", "judge_plugin", "--color=no", "--tb=short",
+            "--continue-on-collection-errors",
             f"--junitxml={report}", "-o", "junit_logging=out-err", f"--basetemp={pytest_tmp / 'basetemp'}",
             *pytest_config_args(tests_dir), "--"]
     # The judge runs only trusted code: rlimits, timeout and the final process-tree kill as for
     # any run, but no bwrap (it has to start the worker confined itself). The worker inherits
     # the limits; RLIMIT_NPROC is counted for the worker's user.
     judge_conf = isolation.Confinement("basic", -1)
+    cfg = judged_limits(cfg)
     result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
                            nproc_user=conf.run_as)
-    for name in ("report.xml", "pytest.log", "worker.log"):  # kept in the run folder for a person to read
+    for name in ("report.xml", "pytest.log", "worker.log", "record.json"):  # kept in the run folder for a person to read
         if (judge_dir / name).is_file() and not (judge_dir / name).is_symlink():
             shutil.copyfile(judge_dir / name, scratch / name)
     worker_log = isolation.head(judge_dir / "worker.log", 2000)
     if not result.started or (worker_log and not worker_log.startswith(isolation.STARTED)):
         problem = result.problem if not result.started else " ".join(worker_log.split())[:300]
         return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run", prompts.run_not_started(problem))
-    run = summarize(parse_junit(report), result.exit_code, result.timed_out, result.seconds, log, cfg)
+    junit = parse_junit(report)
+    record = _read_record(judge_dir / "record.json")
+    if junit is not None and record is not None:  # the judge's own counts decide; JUnit gives the text
+        junit = (record_counts(record), junit[1])
+    run = summarize(junit if record is not None else None, result.exit_code, result.timed_out, result.seconds, log, cfg)
     run.leftover_processes = result.leftovers_killed
+    run.collected = record["collected"] if record is not None else None
     return run
+
+
+def judged_limits(cfg):
+    """The task's limits for the judged run (its CPU and wall budget), where it sets them."""
+    update = {k: v for k, v in (("timeout", cfg.judge_timeout), ("cpu_seconds", cfg.judge_cpu_seconds)) if v}
+    return cfg.model_copy(update=update) if update else cfg
+
+
+def _read_record(path: Path) -> Optional[dict]:
+    """The judge's record (judge_plugin.Record), or None when the judge did not finish writing it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    ok = (type(data) is dict and type(data.get("outcomes")) is dict and type(data.get("collection_errors")) is list
+          and (data.get("collected") is None or type(data.get("collected")) is int))
+    return data if ok else None
+
+
+def record_counts(record: dict) -> dict[str, int]:
+    """Counts per collected item (a parametrized test counts once per parameter); each collection
+    error is an error."""
+    counts = {"passed": 0, "failed": 0, "errors": len(record["collection_errors"]), "skipped": 0}
+    key = {"passed": "passed", "failed": "failed", "error": "errors", "skipped": "skipped"}
+    for outcome in record["outcomes"].values():
+        counts[key.get(outcome, "errors")] += 1
+    return counts

@@ -41,6 +41,7 @@ class TestRun:
     outcome: str  # completed | timeout | killed | no_report | tampered | not_run
     output: str   # what the model reads: failures first, no timings, bounded
     leftover_processes: int = 0  # still running after pytest ended, then killed
+    collected: Optional[int] = None  # items the judge collected (judged runs only)
 
     @property
     def ok(self) -> bool:

@@ -30,6 +30,8 @@ class TaskSpec(BaseModel):
                                  description="Globs of starting files the agent may not change.")
     max_steps: Optional[int] = Field(None, ge=1, description="Overrides the configured step limit.")
     timeout: Optional[float] = Field(None, gt=0, description="Overrides the sandbox's per-run timeout.")
+    judge_timeout: Optional[float] = Field(None, gt=0, description="Wall-clock budget of the judged run of the hidden tests.")
+    judge_cpu_seconds: Optional[int] = Field(None, gt=0, description="CPU budget per process of the judged run.")
     network: bool = Field(False, description="Let this task's tests use the network.")
     prove_tests: Optional[bool] = Field(None, description="false: do not check that the model's own tests fail on the starting files.")
 
@@ -52,8 +54,9 @@ class Task(BaseModel):
     def settings(self) -> dict:
         """The task's own limits, as settings (they beat agent.yaml; a flag beats them)."""
         spec, sandbox = self.spec, {}
-        if spec.timeout:
-            sandbox["timeout"] = spec.timeout
+        for key in ("timeout", "judge_timeout", "judge_cpu_seconds"):
+            if getattr(spec, key):
+                sandbox[key] = getattr(spec, key)
         if spec.network:  # a task may allow the network, never forbid what the user allowed
             sandbox["network"] = True
         return {**({"max_steps": spec.max_steps} if spec.max_steps else {}), **({"sandbox": sandbox} if sandbox else {}),

@@ -2,31 +2,14 @@
 finish was accepted, the task's own tests are byte-identical in the final files, and the task's
 tests (hidden ones, and the protected ones it started with) pass when judged (judge.py): their
 assertions run in a process that never runs the model's code, so nothing the model wrote can
-forge them. Every test they define must be reported."""
+forge them. Every item the judge collected must be reported."""
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Optional
 
 from judge import run_judged
 from sandbox import Sandbox
-
-
-def count_tests(source: str) -> int:
-    """Test functions pytest will collect at least once from a test file."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return 0
-    count = 0
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
-            count += 1
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            count += sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test")
-                         for n in node.body)
-    return count
 
 
 def counts(result: dict) -> str:
@@ -40,14 +23,14 @@ def not_run(reason: str) -> dict:
 def judge(sandbox: Sandbox, workspace: Path, tests: dict[str, str], scratch: Path) -> tuple[dict, str, float]:
     """Judge the final files against trusted tests: the result (counts, ok, outcome), the output
     for humans, and the seconds it took. ok only when the run completed, nothing failed, nothing
-    was skipped, and every test the files define was reported."""
+    was skipped, and every item the judge collected was reported (its own count, not the JUnit file)."""
     run = run_judged(sandbox, workspace, tests, scratch)
-    expected = sum(count_tests(content) for content in tests.values())
-    complete = run.passed + run.failed + run.errors + run.skipped >= expected
+    reported = run.passed + run.failed + run.errors + run.skipped
+    complete = run.collected is not None and reported >= run.collected
     if run.outcome == "not_run":
         outcome = f"not run: {run.output}"
     elif run.outcome == "completed" and not complete:
-        outcome = f"incomplete: {expected} tests defined, fewer reported"
+        outcome = f"incomplete: {run.collected} tests collected, {reported} reported"
     elif run.outcome == "completed" and run.skipped:  # e.g. importorskip on a module the model broke
         outcome = f"incomplete: {run.skipped} skipped"
     else:

@@ -70,12 +70,16 @@ def _names(folder: str, deep: bool) -> set[str]:
     return found
 
 
-def workspace_modules(workspace: str, tests: str) -> set[str]:
+def workspace_modules(workspace: str, tests: str) -> tuple[set[str], set[str]]:
     """What the worker imports for the tests: the workspace's top-level modules, except the
-    stdlib, pytest and its kin, and names the trusted tests provide themselves."""
+    stdlib, pytest and its kin, names the trusted tests provide themselves, and installed
+    libraries (those win; the second set names the workspace modules they shadow)."""
     taken = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | PYTEST_FAMILY
     taken |= {name.partition(".")[0] for name in sys.modules}
-    return _names(workspace, deep=False) - taken - _names(tests, deep=True)
+    candidates = _names(workspace, deep=False) - taken - _names(tests, deep=True)
+    elsewhere = [p for p in sys.path if p and os.path.abspath(p) not in (os.path.abspath(tests), _HERE)]
+    shadowed = {n for n in candidates if importlib.machinery.PathFinder.find_spec(n, elsewhere) is not None}
+    return candidates - shadowed, shadowed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,7 +256,8 @@ class Worker:
 
 
 WORKER = Worker(SPEC)
-MODULES = workspace_modules(SPEC["workspace"], os.getcwd())
+TESTS_DIR = os.getcwd()
+MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
 
 
 class WorkspaceFinder:
@@ -292,7 +297,32 @@ class WorkspaceLoader:
         pass
 
 
-sys.meta_path.insert(0, WorkspaceFinder)
+class ShadowFinder:
+    """sys.meta_path entry: a trusted test that imports a name both installed and written in the
+    workspace gets an ImportError, not a guess (the installed library would test nothing the
+    model wrote; the workspace's would let the model answer for a library the test trusts).
+    Imports by installed libraries themselves get the installed one."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        if fullname.partition(".")[0] not in SHADOWED:
+            return None
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename.startswith(("<frozen importlib", IMPORTLIB)):
+            frame = frame.f_back
+        if frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(TESTS_DIR + os.sep):
+            top = fullname.partition(".")[0]
+            raise ImportError(f"the workspace's {top!r} shadows the installed library {top!r}: the judge cannot "
+                              f"tell which one the tests mean; rename the workspace module", name=fullname)
+        return None
+
+    @staticmethod
+    def invalidate_caches():
+        pass
+
+
+IMPORTLIB = os.path.dirname(importlib.__file__) + os.sep
+sys.meta_path[:0] = [ShadowFinder, WorkspaceFinder]
 
 # As root, start the worker now (only root can start it as its own user), then drop to the
 # judge's own unprivileged user before any test runs: the judge never acts as root on paths the
@@ -308,10 +338,57 @@ if os.geteuid() == 0 and SPEC.get("judge_uid", -1) >= 0:
     _prctl(PR_SET_DUMPABLE, 0)  # setuid resets it
 
 
+class Record:
+    """The judge's own account of the session, written where only the judge can write: what was
+    collected, each item's outcome (the worst of its phases), collection errors. The verdict
+    reads this, not the JUnit file: nothing here passed through the model's code."""
+
+    RANK = {"passed": 0, "skipped": 1, "failed": 2, "error": 3}
+
+    def __init__(self):
+        self.collected, self.collection_errors, self.outcomes = None, [], {}
+
+    def item(self, report) -> None:
+        if report.passed:
+            outcome = "passed"
+        elif report.skipped:  # an xfail too: neither a pass nor a failure
+            outcome = "skipped"
+        else:
+            outcome = "failed" if report.when == "call" else "error"
+        before = self.outcomes.get(report.nodeid, "passed")
+        if report.nodeid not in self.outcomes or self.RANK[outcome] > self.RANK[before]:
+            self.outcomes[report.nodeid] = outcome
+
+    def write(self, exitstatus) -> None:
+        data = {"collected": self.collected, "collection_errors": self.collection_errors,
+                "outcomes": self.outcomes, "exitstatus": int(exitstatus)}
+        fd = os.open(SPEC["record"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+
+
+RECORD = Record()
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        RECORD.collection_errors.append(report.nodeid)
+
+
+def pytest_collection_finish(session):
+    RECORD.collected = len(session.items)
+
+
+def pytest_runtest_logreport(report):
+    RECORD.item(report)
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session):
-    """The worker and everything it started are gone before pytest writes its report."""
+def pytest_sessionfinish(session, exitstatus):
+    """The worker and everything it started are gone before pytest writes its report; then the
+    judge's own record."""
     WORKER.stop()
+    RECORD.write(exitstatus)
 
 
 def pytest_unconfigure(config):

@@ -1047,6 +1047,22 @@ def _same_side(a, b) -> bool:
     return type(b) in (Remote, ModuleProxy) and b._rpc_conn is a._rpc_conn
 
 
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "matmul": "@", "truediv": "/", "floordiv": "//", "mod": "%",
+            "divmod": "divmod()", "lshift": "<<", "rshift": ">>", "and": "&", "xor": "^", "or": "|", "pow": "**",
+            "contains": "in"}
+
+
+def _operand(proxy, other, op: str) -> None:
+    """The rule of the verdict: an operator never hands a value of the tests to the model's code
+    (it would decide `mean(xs) - 2.5` knowing 2.5). Between two of the model's objects the
+    operator is the model's; the other way round (the model's code using a test's object) the
+    test's own code decides, so only the judge's proxies refuse."""
+    if object.__getattribute__(proxy, "_rpc_conn").guarded and not _same_side(proxy, other):
+        raise TypeError(f"the judge never hands a test's value to the model's code through an operator "
+                        f"({_SYMBOLS.get(op, op)} between an object of the model's code and "
+                        f"{type(other).__name__}): return builtin values (int, float, str, list ...) to compare")
+
+
 class Remote:
     """An object of the other process. `proxy == value` never asks the other side (False), so a
     model object cannot claim to equal an expected value; `proxy == proxy` does. Hash is local
@@ -1101,6 +1117,7 @@ class Remote:
         return _ask(self, "op", "reversed", self)
 
     def __contains__(self, item):
+        _operand(self, item, "contains")
         return _typed(_ask(self, "op", "contains", self, item), (bool,), "in")
 
     def __getitem__(self, key):
@@ -1135,9 +1152,13 @@ class Remote:
         return _ask(self, "op", "round", self) if ndigits is None else _ask(self, "op", "round", self, ndigits)
 
     def __pow__(self, other, mod=None):
+        _operand(self, other, "pow")
+        if mod is not None:
+            _operand(self, mod, "pow")
         return _ask(self, "op", "pow", self, other) if mod is None else _ask(self, "op", "pow", self, other, mod)
 
     def __rpow__(self, other):
+        _operand(self, other, "pow")
         return _ask(self, "op", "pow", other, self)
 
     def __enter__(self):
@@ -1157,9 +1178,11 @@ class Remote:
 
 def _binary(op):
     def forward(self, other):
+        _operand(self, other, op)
         return _ask(self, "op", op, self, other)
 
     def reflected(self, other):
+        _operand(self, other, op)
         return _ask(self, "op", op, other, self)
     return forward, reflected
 
@@ -1201,15 +1224,15 @@ class ModuleProxy(types.ModuleType):
         __tracebackhide__ = True
         if name in _MODULE_LOCAL or _blocked(name):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
-        if name == "__all__":  # `from module import *`: never rebinds a module name the test uses
-            names = _typed(_ask(self, "names", self), (list,), "names")
-            taken = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | {n.partition(".")[0] for n in sys.modules}
-            return [n for n in names if type(n) is str and n.isidentifier() and not n.startswith("_") and n not in taken]
+        if name == "__all__":  # `from module import *`: the test's namespace stays the test's
+            return _star_names(self, sys._getframe(1))
         return _ask(self, "getattr", self, name)
 
     def __setattr__(self, name, value):
         if _is_dunder(name) or name.startswith("_rpc"):
             types.ModuleType.__setattr__(self, name, value)
+        elif type(value) is ModuleProxy and value.__name__ == f"{self.__name__}.{name}":
+            pass  # the import system binding a submodule: the worker's own import already bound what Python binds
         else:
             _ask(self, "setattr", self, name, value)
 
@@ -1229,6 +1252,16 @@ class ModuleProxy(types.ModuleType):
     def __dict__(self):
         """The module's namespace read from the worker (monkeypatch reads old values here)."""
         return _RemoteNamespace(self)
+
+
+def _star_names(module: ModuleProxy, importer) -> list[str]:
+    """What `from module import *` may bind in the importing namespace: never a builtin (a
+    model's `abs` or `range` would decide the test's checks), never a name the test bound before
+    (its `approx`), never the name of a module."""
+    names = _typed(_ask(module, "names", module), (list,), "names")
+    taken = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | {n.partition(".")[0] for n in sys.modules}
+    taken |= set(vars(builtins)) | set(importer.f_globals) | set(importer.f_locals)
+    return [n for n in names if type(n) is str and n.isidentifier() and not n.startswith("_") and n not in taken]
 
 
 class _RemoteNamespace(Mapping):

@@ -1,0 +1,392 @@
+"""The verdict's rules (README, "The verdict"), each shown on a real judged run: the trusted tests
+in the judge, the model's code in the confined worker, real pytest in the sandbox interpreter.
+
+Hostile cases first show that the attack fools a plain in-process pytest run, then that the
+judge gives no pass. Honest cases show that an ordinary suite (decorators, callbacks, exceptions
+both ways, one broken module) passes judged as it passes plain. The rules live in the judge, not
+in the isolation layer, so each runs on the weakest and the strongest layer this machine has."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import LAYERS, layer_sandbox
+from judge import run_judged
+import verdict
+
+LIMITS = dict(timeout=30, cpu_seconds=20, memory_mb=1024, file_size_mb=32, max_processes=48)
+
+
+@pytest.fixture(scope="module", params=sorted({LAYERS[0], LAYERS[-1]}, key=LAYERS.index))
+def sandbox(request):
+    return layer_sandbox(request.param, **LIMITS)
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    for rel, content in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(content))
+
+
+def plain(sandbox, scratch: Path, files: dict, tests: dict):
+    """The same files and tests in one ordinary in-process pytest run in the sandbox."""
+    folder = scratch / "plain"
+    _write(folder, {**files, **tests})
+    return sandbox.run_pytest(folder, scratch / "plain-scratch")
+
+
+def judged(sandbox, scratch: Path, files: dict, tests: dict) -> dict:
+    """The verdict's own result (counts, ok, outcome) and the judge's output."""
+    workspace = scratch / "workspace"
+    _write(workspace, files)
+    result, output, _ = verdict.judge(sandbox, workspace, {k: textwrap.dedent(v) for k, v in tests.items()},
+                                      scratch / "judge")
+    return {**result, "output": output}
+
+
+def attack(sandbox, scratch, files, tests, failed: int):
+    """The attack passes plain, and `failed` of the judged tests fail (none passes unless honest)."""
+    assert plain(sandbox, scratch, files, tests).ok, "the attack should fool an in-process run"
+    result = judged(sandbox, scratch, files, tests)
+    assert not result["ok"] and result["failed"] + result["errors"] >= failed, result["output"]
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# The test's namespace is the test's
+
+WRONG_STATS = {"stats.py": """
+    def variance(xs):
+        return 0
+    def double(x):
+        return 0
+    def mean(xs):
+        return 0.0
+    def abs(x):
+        return 0
+    def range(*args):
+        return []
+    def len(x):
+        return 3
+    def tuple(x):
+        return (1, 2, 3)
+    def approx(x, **kw):
+        return 0.0
+    all = lambda xs: True
+"""}
+
+
+def test_a_star_import_never_replaces_a_builtin(sandbox, scratch):
+    tests = {"test_stats.py": """
+        from stats import *
+        def test_variance():
+            assert abs(variance([1, 2, 3, 4]) - 1.25) < 1e-9
+        def test_double():
+            for i in range(3):
+                assert double(i) == 2 * i
+        def test_sizes():
+            assert len(variance([1])) == 3 or tuple(variance([1])) == (1, 2, 3)
+        def test_all():
+            assert all(double(i) == 2 * i for i in [1, 2])
+    """}
+    result = attack(sandbox, scratch, WRONG_STATS, tests, failed=4)
+    assert result["passed"] == 0, result["output"]
+
+
+def test_a_star_import_never_replaces_a_name_the_test_bound(sandbox, scratch):
+    tests = {"test_stats.py": """
+        from pytest import approx
+        from stats import *
+        def test_mean():
+            assert mean([1, 2, 3, 4]) == approx(2.5)
+    """}
+    attack(sandbox, scratch, WRONG_STATS, tests, failed=1)
+
+
+def test_operators_never_hand_a_test_value_to_the_model(sandbox, scratch):
+    files = {"stats.py": """
+        class Agreeable:
+            def __sub__(self, other): return 0.0
+            def __rsub__(self, other): return 0.0
+            def __add__(self, other): return other
+            __radd__ = __add__
+            def __mul__(self, other): return other
+            __rmul__ = __mul__
+            def __pow__(self, other): return 1.0
+            def __contains__(self, item): return True
+            def __round__(self, n=None): return 2.5
+            def __lt__(self, other): return True
+            def __gt__(self, other): return True
+        def mean(xs):
+            return Agreeable()
+        def bag():
+            return Agreeable()
+    """}
+    tests = {"test_stats.py": """
+        from stats import mean, bag
+        def test_difference():
+            assert abs(mean([1, 2, 3, 4]) - 2.5) < 1e-9
+        def test_reflected():
+            assert abs(2.5 - mean([1, 2, 3, 4])) < 1e-9
+        def test_sum():
+            assert mean([1]) + 4 == 4 and 0 * mean([1]) == 0
+        def test_power():
+            assert mean([1]) ** 3 == 1.0
+        def test_membership():
+            assert 3 in bag()
+        def test_order():
+            assert mean([1, 2]) < 1.5 < mean([1, 2]) or mean([1, 2]) > 99
+    """}
+    result = attack(sandbox, scratch, files, tests, failed=6)
+    assert result["passed"] == 0, result["output"]
+    assert "through an operator" in result["output"], result["output"]
+
+
+def test_operators_between_model_objects_are_the_models(sandbox, scratch):
+    files = {"money.py": """
+        class Money:
+            def __init__(self, cents):
+                self.cents = cents
+            def __add__(self, other):
+                return Money(self.cents + other.cents)
+            def __eq__(self, other):
+                return isinstance(other, Money) and other.cents == self.cents
+            def __lt__(self, other):
+                return self.cents < other.cents
+            def __contains__(self, other):
+                return other.cents <= self.cents
+            __hash__ = None
+    """}
+    tests = {"test_money.py": """
+        from money import Money
+        def test_add():
+            assert Money(5) + Money(3) == Money(8)
+            assert Money(5) + Money(3) != Money(9)
+            assert sorted([Money(3), Money(1)])[0] == Money(1)
+            assert Money(2) in Money(3)
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 1, result["output"]
+
+
+def test_an_installed_library_wins_over_a_workspace_module(sandbox, scratch):
+    """pip is installed in every sandbox interpreter (a venv has it); a workspace pip.py must not
+    answer for it when a trusted test imports it."""
+    files = {"pip.py": "__version__ = '0'\n", "calc.py": "def answer():\n    return 1\n"}
+    tests = {"test_calc.py": """
+        import pip
+        from calc import answer
+        def test_answer():
+            assert answer() == len(pip.__version__.split("."))
+    """}
+    result = attack(sandbox, scratch, files, tests, failed=1)
+    assert "shadows the installed" in result["output"], result["output"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Fail soft, per test; completeness counts collected items
+
+def test_one_module_that_cannot_be_imported_costs_its_tests_only(sandbox, scratch):
+    files = {"good.py": "def one():\n    return 1\n", "bad.py": "raise RuntimeError('broken at import')\n"}
+    tests = {"test_good.py": """
+                 import pytest
+                 from good import one
+                 @pytest.mark.parametrize("n", range(5))
+                 def test_one(n):
+                     assert one() == 1
+             """,
+             "test_bad.py": "from bad import nothing\ndef test_bad():\n    pass\n"}
+    result = judged(sandbox, scratch, files, tests)
+    assert not result["ok"] and result["passed"] == 5 and result["errors"] >= 1, result
+
+
+def test_parametrized_items_are_counted(sandbox, scratch):
+    """Every collected item must be reported: the count is the judge's own, not test functions."""
+    files = {"calc.py": "def double(x):\n    return 2 * x\n"}
+    tests = {"test_calc.py": """
+        import pytest
+        from calc import double
+        @pytest.mark.parametrize("x", range(7))
+        def test_double(x):
+            assert double(x) == 2 * x
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 7, result
+
+
+def test_keyboard_interrupt_from_a_test_callback_stays_in_that_test(sandbox, scratch):
+    files = {"runner.py": """
+        def call(fn):
+            return fn()
+        def interrupt():
+            raise KeyboardInterrupt
+    """}
+    tests = {"test_runner.py": """
+        import pytest
+        from runner import call, interrupt
+        def stop():
+            raise KeyboardInterrupt("from the test")
+        def test_propagates():
+            with pytest.raises(KeyboardInterrupt):
+                call(stop)
+        def test_model_interrupt_is_a_failure():
+            interrupt()
+        def test_later_tests_run():
+            assert call(lambda: 3) == 3
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert (result["passed"], result["failed"]) == (2, 1), result["output"]
+
+
+def test_a_dead_worker_costs_one_test(sandbox, scratch):
+    files = {"calc.py": """
+        import os
+        def add(a, b):
+            return a + b
+        def crash():
+            os._exit(0)
+    """}
+    tests = {"test_calc.py": """
+        import calc
+        from calc import add
+        def test_before():
+            assert add(1, 2) == 3
+        def test_crash():
+            calc.crash()
+        def test_after():
+            assert add(2, 2) == 4 and calc.add(1, 1) == 2
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert (result["passed"], result["failed"]) == (2, 1) and not result["ok"], result["output"]
+
+
+# ---------------------------------------------------------------------------------------------
+# An ordinary suite passes judged
+
+def test_decorators_read_and_set_attributes_of_the_tests_functions(sandbox, scratch):
+    files = {"deco.py": """
+        import functools
+        def traced(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                wrapper.calls += 1
+                return fn(*args, **kwargs)
+            wrapper.calls = 0
+            return wrapper
+        def tag(fn):
+            fn.__params__ = ("a", "b")
+            fn._tagged = True
+            return fn
+        def name_of(fn):
+            return fn.__name__, fn.__qualname__, fn.__doc__, fn.__module__
+    """}
+    tests = {"test_deco.py": """
+        from deco import traced, tag, name_of
+        def add(a, b):
+            "Adds."
+            return a + b
+        def test_wraps():
+            wrapped = traced(add)
+            assert wrapped(1, 2) == 3 and wrapped.calls == 1
+            assert wrapped.__name__ == "add" and wrapped.__doc__ == "Adds."
+            assert wrapped.__wrapped__ is add
+        def test_tag():
+            assert tag(add) is add and add.__params__ == ("a", "b") and add._tagged
+        def test_names():
+            assert name_of(add) == ("add", "add", "Adds.", "test_deco")
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 3, result["output"]
+
+
+def test_the_models_code_cannot_rewrite_a_tests_function(sandbox, scratch):
+    """Reading a function's name is allowed; replacing its code or reaching its globals is not."""
+    files = {"evil.py": """
+        def rewrite(fn):
+            fn.__code__ = (lambda: None).__code__
+        def globals_of(fn):
+            return fn.__globals__
+        def defaults_of(fn):
+            fn.__defaults__ = (99,)
+    """}
+    tests = {"test_evil.py": """
+        import pytest
+        from evil import rewrite, globals_of, defaults_of
+        def check(x=1):
+            assert x == 2
+        def test_rewrite():
+            rewrite(check)
+            check()
+        def test_globals():
+            globals_of(check)["check"] = lambda: None
+            check()
+        def test_defaults():
+            defaults_of(check)
+            check()
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert result["passed"] == 0 and result["failed"] == 3, result["output"]
+
+
+def test_a_tests_own_exception_class_crosses_both_ways(sandbox, scratch):
+    files = {"runner.py": "def call(fn):\n    return fn()\n"}
+    tests = {"test_runner.py": """
+        import pytest
+        from runner import call
+        class Stop(Exception):
+            pass
+        def boom():
+            raise Stop("here")
+        def test_raises_the_tests_class():
+            with pytest.raises(Stop, match="here"):
+                call(boom)
+        def test_next():
+            assert call(lambda: "ok") == "ok"
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 2, result["output"]
+
+
+def test_builtins_and_stdlib_functions_are_arguments(sandbox, scratch):
+    files = {"fold.py": """
+        import functools
+        def fold(fn, xs, start):
+            return functools.reduce(fn, xs, start)
+        def apply(fn, x):
+            return fn(x)
+    """}
+    tests = {"test_fold.py": """
+        import operator, math
+        from fold import fold, apply
+        def test_fold():
+            assert fold(operator.add, [1, 2, 3], 0) == 6
+            assert fold(operator.mul, [1, 2, 3], 1) == 6
+            assert apply(math.sqrt, 16) == 4.0 and apply(str.upper, "a") == "A"
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"], result["output"]
+
+
+def test_importing_a_submodule_keeps_the_packages_attributes(sandbox, scratch):
+    """As python-slugify: the package star-imports a submodule of the same name as its function."""
+    files = {"slug/__init__.py": "from .slug import *\n",
+             "slug/slug.py": "def slug(text):\n    return text.lower().replace(' ', '-')\n",
+             "slug/special.py": "CHARS = '-'\n"}
+    tests = {"test_slug.py": """
+        import slug.slug
+        import slug.special
+        from slug import slug as make_slug
+        def test_slug():
+            assert make_slug("A B") == "a-b" and slug.slug("C D") == "c-d"
+            assert slug.special.CHARS == "-"
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"], result["output"]
