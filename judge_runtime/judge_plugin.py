@@ -160,7 +160,8 @@ class Worker:
             for fd in (to_worker[0], from_worker[1], log):
                 os.close(fd)
         self.conn = rpc.Connection(os.fdopen(from_worker[0], "rb"), os.fdopen(to_worker[1], "wb"), guarded=True,
-                                   outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss)
+                                   outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
+                                   trusted_folder=TESTS_DIR)
         self.conn.expect_hello()
 
     def _loss(self) -> str:

@@ -68,7 +68,7 @@ _SAFE_BUILTINS = {"abs", "all", "any", "ascii", "bin", "callable", "chr", "divmo
 _NEVER_EXPORTED = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
 # Attribute names a proxy answers itself (AttributeError) instead of asking the other side:
 # pytest and inspect probe them on every object in a test module's namespace.
-_NOT_FORWARDED = frozenset({"__test__", "__wrapped__", "__signature__", "__mro_entries__", "__origin__",
+_NOT_FORWARDED = frozenset({"__test__", "__signature__", "__mro_entries__", "__origin__",
                             "__getstate__", "__reduce__", "__reduce_ex__", "__copy__", "__deepcopy__",
                             "pytestmark"})
 _MODULE_LOCAL = frozenset({"__path__", "__file__", "__cached__", "__loader__", "__spec__", "__package__",
@@ -91,6 +91,21 @@ _EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path
 
 def _is_dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
+
+
+# Dunders the model's code may read on any object the tests handed it (each a plain value), and
+# more on the tests' own objects; dunders it may set on the tests' own objects (besides new ones).
+_READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__annotations__",
+                               "__type_params__", "__text_signature__", "__enter__", "__exit__", "__aenter__",
+                               "__aexit__", "__len__", "__iter__", "__next__", "__contains__", "__getitem__"})
+_OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "__kwdefaults__", "__slots__",
+                                   "__call__"})
+_WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
+
+
+def _on_type(obj, name: str) -> bool:
+    """Whether `name` is defined by obj's type (a slot or a descriptor), not by obj itself."""
+    return any(name in type.__getattribute__(k, "__dict__") for k in type.__getattribute__(type(obj), "__mro__"))
 
 
 def _blocked(name: str) -> bool:
@@ -202,8 +217,9 @@ class Connection:
     """One end of the pipe pair. `guarded` is the judge's end: it trusts nothing it receives."""
 
     def __init__(self, rfile, wfile, *, guarded: bool, outgoing=None, incoming=None, before_serve=None,
-                 describe_loss=None):
+                 describe_loss=None, trusted_folder: str = ""):
         self.guarded = guarded
+        self._trusted = os.path.abspath(trusted_folder) + os.sep if trusted_folder else None
         self._rfile, self._wfile = rfile, wfile
         self._outgoing = outgoing or (lambda msg: None)      # adds fields to a message being sent
         self._incoming = incoming or (lambda msg: None)      # reads fields of any message received
@@ -335,7 +351,7 @@ class Connection:
         """The judge raises only builtin exceptions and mirrors of the worker's classes: one of
         its own pytest outcome exceptions (Skipped, XFailed, Exit) handed back by the model's
         code must not skip or end a test."""
-        if not self.guarded:
+        if not self.guarded or self._is_exported(exc):  # the test's own exception, come back
             return exc
         t = type(exc)
         if t is KeyboardInterrupt:
@@ -381,9 +397,7 @@ class Connection:
                 raise
         except RpcError:
             raise
-        except BaseException as exc:  # the model's code may raise anything, SystemExit included
-            if self.guarded and type(exc) is KeyboardInterrupt:
-                raise
+        except BaseException as exc:  # the model's code may raise anything; a test's callback too
             reply.pop("v", None)
             reply["e"] = self._enc_error(exc, memo)
         reply["b"] = self._write_back(memo, received)
@@ -394,18 +408,18 @@ class Connection:
         if op == "getattr":
             target, name = args
             self._check_target(target)
-            self._check_name(name)
+            self._check_name(target, name, write=False)
             return getattr(target, name)
         if op == "setattr":
             target, name, value = args
             self._check_target(target)
-            self._check_name(name)
+            self._check_name(target, name, write=True)
             setattr(target, name, value)
             return None
         if op == "delattr":
             target, name = args
             self._check_target(target)
-            self._check_name(name)
+            self._check_name(target, name, write=True)
             delattr(target, name)
             return None
         if op == "call":
@@ -449,11 +463,41 @@ class Connection:
         if self.guarded and not self._is_exported(obj):
             raise PermissionError("only objects the tests handed out can be used from the model's code")
 
-    def _check_name(self, name) -> None:
+    def _check_name(self, target, name, write: bool) -> None:
+        """What the model's code may read or write on an object the tests handed it: public names;
+        on the tests' own functions and objects also private names, data dunders such as __name__
+        or __doc__ (functools.wraps reads them) and new dunders (a decorator's f.__params__). Never
+        a door to the judge: __globals__, __code__, __closure__, __class__, __self__ ..."""
         if type(name) is not str:
             raise TypeError("attribute name must be a string")
-        if self.guarded and name.startswith("_"):
-            raise PermissionError(f"{name!r}: only public names of the tests' objects can be used from the model's code")
+        if not self.guarded or not name.startswith("_"):
+            return
+        own = self._defined_here(target)
+        if _is_dunder(name):
+            if write:
+                allowed = own and (name in _WRITABLE_DUNDERS or not _on_type(target, name))
+            else:
+                allowed = name in _READABLE_DUNDERS or (own and (name in _OWN_READABLE_DUNDERS
+                                                                 or not _on_type(target, name)))
+        else:
+            allowed = own and not name.startswith(("_rpc", "_pytest"))
+        if not allowed:
+            raise PermissionError(f"{name!r}: the model's code may use public names of the tests' objects, and "
+                                  f"private names and data dunders only of objects the tests define")
+
+    def _defined_here(self, obj) -> bool:
+        """Defined in the trusted tests' folder: a function or method of theirs, a class of theirs,
+        or an instance of one."""
+        if self._trusted is None:
+            return False
+        if type(obj) is types.MethodType:
+            obj = obj.__func__
+        if type(obj) is types.FunctionType:
+            return os.path.abspath(obj.__code__.co_filename).startswith(self._trusted)
+        cls = obj if isinstance(obj, type) else type(obj)
+        module = sys.modules.get(type.__getattribute__(cls, "__module__"))
+        path = getattr(module, "__file__", None) if module is not None else None
+        return type(path) is str and os.path.abspath(path).startswith(self._trusted)
 
     # --- encoding ---------------------------------------------------------------------------
 
@@ -468,7 +512,7 @@ class Connection:
         index = memo.ids.get(id(obj))
         if index is not None:
             return {"$": "m", "i": index}
-        if t is Remote or t is ModuleProxy:
+        if t in _REMOTE_TYPES or t is ModuleProxy:
             if obj._rpc_conn is self:
                 return {"$": "yours", "h": obj._rpc_handle}
             raise TypeError("a proxy of another connection cannot be sent")
@@ -486,8 +530,8 @@ class Connection:
             if encoded is not None:
                 return encoded
         elif issubclass(t, BaseException):
-            remote = obj.__dict__.get("_rpc_remote") if type(t) is _MirrorMeta else None
-            if type(remote) is Remote and remote._rpc_conn is self:
+            remote = BaseException.__dict__["__dict__"].__get__(obj).get("_rpc_remote")
+            if type(remote) in _REMOTE_TYPES and remote._rpc_conn is self:
                 return {"$": "yours", "h": remote._rpc_handle}
             return self._enc_exception(obj, memo)
         elif _BUILTIN_TYPE_NAMES.get(id(obj)) is not None:
@@ -498,6 +542,11 @@ class Connection:
             converted = self._enc_subclass(obj, t, memo)
             if converted is not None:
                 return converted
+        name = _stdlib_name(obj)
+        if name is not None and (self.guarded or (isinstance(obj, type) and issubclass(obj, BaseException))):
+            # operator.add, math.sqrt, str.upper: the worker's own copy, nothing runs here; from the
+            # worker only the standard library's exception classes (pytest.raises(json.JSONDecodeError))
+            return {"$": "global", "m": name[0], "q": name[1]}
         return self._export(obj)
 
     def _enc_subclass(self, obj, t, memo: _Memo):
@@ -537,6 +586,9 @@ class Connection:
             self._handle_of[id(obj)] = handle
         desc = {"$": "ref", "h": handle}
         t = type(obj)
+        special = _special_methods(t)
+        if special != _OPTIONAL.keys():
+            desc["d"] = sorted(special)
         if issubclass(t, types.ModuleType):
             desc.update(k="module", n=str(types.ModuleType.__getattribute__(obj, "__name__")),
                         p=hasattr(obj, "__path__"))
@@ -550,7 +602,7 @@ class Connection:
         cls = {"$": "type", "n": name} if name else self._enc(t, memo)
         args = BaseException.args.__get__(exc)
         attrs = []
-        if name:  # attributes a builtin exception keeps outside its args (only when set)
+        if name or _stdlib_name(t) is not None:  # attributes kept outside args (only when set)
             keys = (("filename", "filename2") if isinstance(exc, OSError) else ("name", "path")
                     if isinstance(exc, ImportError) else ("code",) if t is SystemExit else ())
             for key in keys:
@@ -572,7 +624,7 @@ class Connection:
     def _enc_error(self, exc: BaseException, memo: _Memo):
         mark = len(memo.objs)
         try:
-            return self._enc_exception(exc, memo)
+            return self._enc(exc, memo)
         except Exception:
             memo.rollback(mark)
             text = f"{type(exc).__name__} (its details could not be sent)"
@@ -644,7 +696,9 @@ class Connection:
                 proxy = ModuleProxy(self, handle, desc["n"], desc["p"])
             else:
                 _check(kind == "obj", "reference kind")
-                proxy = Remote(self, handle)
+                special = desc.get("d")
+                _check(special is None or (type(special) is list and set(special) <= _OPTIONAL.keys()), "special methods")
+                proxy = _remote_class(_OPTIONAL.keys() if special is None else frozenset(special))(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -668,7 +722,7 @@ class Connection:
         cls = self._dec(data.get("c"), memo)
         _check(isinstance(cls, type) and issubclass(cls, BaseException), "exception class")
         if self.guarded:
-            _check(_BUILTIN_EXCEPTIONS.get(cls.__name__) is cls or type(cls) is _MirrorMeta,
+            _check(_BUILTIN_EXCEPTIONS.get(cls.__name__) is cls or type(cls) is _MirrorMeta or _stdlib_name(cls),
                    "an exception class that is neither builtin nor the worker's own")
         args = self._dec(data.get("a"), memo)
         _check(type(args) is tuple, "exception args")
@@ -683,8 +737,7 @@ class Connection:
         except Exception:
             exc = base.__new__(cls)
             exc.args = args
-        if type(cls) is _MirrorMeta:
-            exc.__dict__["_rpc_remote"] = self._proxy(handle, {"k": "obj"})
+        exc.__dict__["_rpc_remote"] = self._proxy(handle, {"k": "obj"})  # sent back, it is the original
         attrs = data.get("d", [])
         _check(type(attrs) is list, "exception attributes")
         for entry in attrs:
@@ -977,6 +1030,48 @@ def _dec_range(conn, data, memo):
     return range(start, stop, step)
 
 
+def _stdlib_name(obj):
+    """(module, qualified name) of a function, class or method descriptor of the standard
+    library that the name resolves to again, else None. Sent by name, the worker uses its own."""
+    t = type(obj)
+    if t not in (types.BuiltinFunctionType, types.FunctionType, types.MethodDescriptorType,
+                 types.WrapperDescriptorType, types.ClassMethodDescriptorType, type):
+        return None
+    owner = getattr(obj, "__objclass__", obj)
+    module, qualname = getattr(owner, "__module__", None), getattr(obj, "__qualname__", None)
+    if type(module) is not str or type(qualname) is not str or "<" in qualname:
+        return None
+    if module.partition(".")[0] not in sys.stdlib_module_names or module not in sys.modules:
+        return None
+    found = sys.modules[module]
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return (module, qualname) if found is obj else None
+
+
+def _dec_global(conn, data, memo):
+    """The worker takes any name of the standard library; the judge only an exception class of a
+    standard module it has imported already (it never imports what the worker names)."""
+    module, qualname = data.get("m"), data.get("q")
+    _check(type(module) is str and type(qualname) is str, "a name")
+    if conn.guarded:
+        _check(module.partition(".")[0] in sys.stdlib_module_names and module in sys.modules, "a module name")
+        found = sys.modules[module]
+        for part in qualname.split("."):
+            _check(part.isidentifier() and not part.startswith("_"), "a name")
+            found = type.__getattribute__(found, part) if isinstance(found, type) else getattr(found, part, None)
+        _check(isinstance(found, type) and issubclass(found, BaseException), "an exception class")
+        return found
+    try:
+        import importlib
+        found = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except Exception as e:
+        raise ProtocolError(f"{module}.{qualname} is not in the worker ({type(e).__name__})") from None
+    return found
+
+
 def _dec_type(conn, data, memo):
     cls = _BUILTIN_TYPES.get(data.get("n"))
     _check(cls is not None, "builtin type")
@@ -1024,7 +1119,7 @@ _DECODERS = {
     "datetime": _dec_moment("datetime"), "time": _dec_moment("time"), "timedelta": _dec_timedelta,
     "decimal": _dec_decimal, "fraction": _dec_fraction, "slice": _dec_slice, "range": _dec_range,
     "ellipsis": lambda conn, data, memo: Ellipsis, "type": _dec_type, "ref": _dec_ref, "yours": _dec_yours,
-    "exc": lambda conn, data, memo: conn._dec_exception(data, memo),
+    "exc": lambda conn, data, memo: conn._dec_exception(data, memo), "global": _dec_global,
 }
 
 
@@ -1044,7 +1139,7 @@ def _typed(value, kinds, what: str):
 
 
 def _same_side(a, b) -> bool:
-    return type(b) in (Remote, ModuleProxy) and b._rpc_conn is a._rpc_conn
+    return (type(b) in _REMOTE_TYPES or type(b) is ModuleProxy) and b._rpc_conn is a._rpc_conn
 
 
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "matmul": "@", "truediv": "/", "floordiv": "//", "mod": "%",
@@ -1066,7 +1161,9 @@ def _operand(proxy, other, op: str) -> None:
 class Remote:
     """An object of the other process. `proxy == value` never asks the other side (False), so a
     model object cannot claim to equal an expected value; `proxy == proxy` does. Hash is local
-    identity; isinstance(x, proxy_of_a_class) asks only when x is a proxy too."""
+    identity; isinstance(x, proxy_of_a_class) asks only when x is a proxy too. Each proxy is of a
+    subclass (_remote_class) that has exactly the special methods the real object's type has, so
+    len(), iter(), callable() and hasattr() duck typing see what the real object supports."""
 
     __slots__ = ("_rpc_conn", "_rpc_handle", "__weakref__")
 
@@ -1100,6 +1197,18 @@ class Remote:
 
     def __format__(self, spec):
         return _typed(_ask(self, "op", "format", self, spec), (str,), "format()")
+
+    def __instancecheck__(self, obj):
+        return _same_side(self, obj) and _typed(_ask(self, "op", "isinstance", obj, self), (bool,), "isinstance()")
+
+    def __subclasscheck__(self, cls):
+        return _same_side(self, cls) and _typed(_ask(self, "op", "issubclass", cls, self), (bool,), "issubclass()")
+
+    __hash__ = object.__hash__
+
+
+class _Special:
+    """The special methods a proxy may have (see _remote_class)."""
 
     def __bool__(self):
         return _typed(_ask(self, "op", "bool", self), (bool,), "bool()")
@@ -1167,14 +1276,6 @@ class Remote:
     def __exit__(self, exc_type, exc, tb):
         return self.__getattr__("__exit__")(exc_type, exc, None)
 
-    def __instancecheck__(self, obj):
-        return _same_side(self, obj) and _typed(_ask(self, "op", "isinstance", obj, self), (bool,), "isinstance()")
-
-    def __subclasscheck__(self, cls):
-        return _same_side(self, cls) and _typed(_ask(self, "op", "issubclass", cls, self), (bool,), "issubclass()")
-
-    __hash__ = object.__hash__
-
 
 def _binary(op):
     def forward(self, other):
@@ -1202,12 +1303,42 @@ def _unary(op):
 for _op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "lshift", "rshift",
             "and", "xor", "or"):
     _forward, _reflected = _binary(_op)
-    setattr(Remote, f"__{_op}__", _forward)
-    setattr(Remote, f"__r{_op}__", _reflected)
+    setattr(_Special, f"__{_op}__", _forward)
+    setattr(_Special, f"__r{_op}__", _reflected)
 for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(Remote, f"__{_op}__", _comparison(_op))
 for _op in ("neg", "pos", "abs", "invert"):
-    setattr(Remote, f"__{_op}__", _unary(_op))
+    setattr(_Special, f"__{_op}__", _unary(_op))
+
+_OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callable(f)}
+_REMOTE_TYPES: set = set()
+_remote_classes: dict = {}
+
+
+def _forwarded(name: str):
+    """A data attribute that every class has (__doc__, __module__), read from the real object."""
+    return property(lambda self: _ask(self, "getattr", self, name))
+
+
+def _remote_class(special) -> type:
+    """The proxy class with exactly these special methods (one class per set, cached)."""
+    key = frozenset(special)
+    cls = _remote_classes.get(key)
+    if cls is None:
+        namespace = {n: _OPTIONAL[n] for n in key}
+        namespace.update(__slots__=(), __doc__=_forwarded("__doc__"), __module__=_forwarded("__module__"))
+        cls = _remote_classes[key] = type("Remote", (Remote,), namespace)
+        _REMOTE_TYPES.add(cls)
+    return cls
+
+
+def _special_methods(t) -> frozenset:
+    """The special methods of _OPTIONAL that type t defines (object's own do not count)."""
+    try:
+        dicts = [type.__getattribute__(k, "__dict__") for k in type.__getattribute__(t, "__mro__") if k is not object]
+    except Exception:
+        return frozenset(_OPTIONAL)
+    return frozenset(n for n in _OPTIONAL if any(n in d for d in dicts))
 
 
 class ModuleProxy(types.ModuleType):

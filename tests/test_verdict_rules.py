@@ -353,6 +353,27 @@ def test_a_tests_own_exception_class_crosses_both_ways(sandbox, scratch):
     assert result["ok"] and result["passed"] == 2, result["output"]
 
 
+def test_standard_library_exceptions_keep_their_class(sandbox, scratch):
+    files = {"config.py": """
+        import json
+        def load(text):
+            return json.loads(text)
+    """}
+    tests = {"test_config.py": """
+        import json, pytest
+        from config import load
+        def test_bad_json():
+            with pytest.raises(json.JSONDecodeError) as info:
+                load("{")
+            assert info.value.pos == 1
+        def test_good_json():
+            assert load('{"a": [1]}') == {"a": [1]}
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 2, result["output"]
+
+
 def test_builtins_and_stdlib_functions_are_arguments(sandbox, scratch):
     files = {"fold.py": """
         import functools
