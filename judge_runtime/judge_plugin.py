@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -131,16 +132,88 @@ def kill_descendants() -> None:
             time.sleep(0.01)
 
 
+def launch(spec: dict) -> tuple[subprocess.Popen, int, int]:
+    """Start one worker: the process, and our ends of its two pipes (read, write)."""
+    to_worker = os.pipe()
+    from_worker = os.pipe()
+    log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    try:
+        proc = subprocess.Popen(
+            [*spec["argv"], str(to_worker[0]), str(from_worker[1])], cwd=spec["workspace"],
+            env=spec["env"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            pass_fds=(to_worker[0], from_worker[1]), start_new_session=True)
+    finally:
+        for fd in (to_worker[0], from_worker[1], log):
+            os.close(fd)
+    return proc, from_worker[0], to_worker[1]
+
+
+class Spawner:
+    """As root: a forked copy of us that stays root and starts workers on request (only root can
+    start one as the test user), so that after we drop to the judge's own user a worker that died
+    is replaced for the next test. It runs nothing but `launch` and ends when we close our end."""
+
+    def __init__(self, spec: dict):
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:  # never returns into pytest: no hook, no atexit
+            ours.close()
+            try:
+                self._serve(theirs, spec)
+            finally:
+                os._exit(0)
+        theirs.close()
+        self.sock = ours
+
+    @staticmethod
+    def _serve(sock: socket.socket, spec: dict) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
+        latest = None
+        while True:
+            request = sock.recv(1)
+            if request == b"s":
+                latest, read_fd, write_fd = launch(spec)
+                socket.send_fds(sock, [b"started"], [read_fd, write_fd])
+                os.close(read_fd)
+                os.close(write_fd)
+            elif request == b"w":  # how the latest worker ended, if it did
+                try:
+                    code = latest.wait(timeout=0.5) if latest is not None else None
+                except subprocess.TimeoutExpired:
+                    code = None
+                sock.sendall(b"-" if code is None else str(code).encode())
+            else:
+                return
+
+    def start(self) -> tuple[int, int]:
+        self.sock.sendall(b"s")
+        _, fds, _, _ = socket.recv_fds(self.sock, 16, 2)
+        if len(fds) != 2:
+            raise rpc.PeerGone("the judge's spawner did not start a worker")
+        return fds[0], fds[1]
+
+    def exit_code(self):
+        try:
+            self.sock.sendall(b"w")
+            answer = self.sock.recv(16)
+        except OSError:
+            return None
+        return int(answer) if answer.lstrip(b"-").isdigit() else None
+
+
 class Worker:
-    """The confined process that runs the model's code; started on first use."""
+    """The confined process that runs the model's code; started on first use, and again before
+    the next test when it died or broke the protocol (that costs the test it happened in)."""
 
     def __init__(self, spec: dict):
         self.spec = spec
         self.proc: subprocess.Popen | None = None
+        self.spawner: Spawner | None = None
         self.conn: rpc.Connection | None = None
         self.other_user = spec["uid"] >= 0  # the worker runs as another user than we do
         self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
-        self.sent: dict = {"cwd": None, "env": [], "argv": None, "stdin": None}
+        self.sent: dict = {}
 
     def connection(self) -> rpc.Connection:
         if self.conn is None:
@@ -148,26 +221,51 @@ class Worker:
         return self.conn
 
     def _start(self) -> None:
-        to_worker = os.pipe()
-        from_worker = os.pipe()
-        log = os.open(self.spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
-        try:
-            self.proc = subprocess.Popen(
-                [*self.spec["argv"], str(to_worker[0]), str(from_worker[1])], cwd=self.spec["workspace"],
-                env=self.spec["env"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                pass_fds=(to_worker[0], from_worker[1]), start_new_session=True)
-        finally:
-            for fd in (to_worker[0], from_worker[1], log):
-                os.close(fd)
-        self.conn = rpc.Connection(os.fdopen(from_worker[0], "rb"), os.fdopen(to_worker[1], "wb"), guarded=True,
+        if self.spawner is not None:
+            read_fd, write_fd = self.spawner.start()
+        else:
+            self.proc, read_fd, write_fd = launch(self.spec)
+        self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None}  # a new worker starts from the base state
+        self.conn = rpc.Connection(os.fdopen(read_fd, "rb"), os.fdopen(write_fd, "wb"), guarded=True,
                                    outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
                                    trusted_folder=TESTS_DIR)
         self.conn.expect_hello()
 
+    def revive(self) -> None:
+        """A fresh worker for the next test when this one is lost, and the tests' modules of the
+        model's code point at it (re-imported there: module state starts anew, as in a new process)."""
+        old = self.conn
+        if old is None or old.broken is None:
+            return
+        self.conn = None
+        try:
+            fresh = self.connection()
+        except rpc.RpcError:
+            return
+        for name, module in list(sys.modules.items()):
+            if type(module) is rpc.ModuleProxy and module._rpc_conn is old:
+                try:
+                    new = fresh.request("import", name)
+                except BaseException:  # noqa: BLE001 - that module's tests fail, as they would anyway
+                    continue
+                if type(new) is rpc.ModuleProxy:
+                    module._rpc_rebind(new)
+        for ref in old.origins:  # what the tests took from those modules (`from calc import add`)
+            proxy = ref()
+            module = sys.modules.get(proxy._rpc_origin[0]) if proxy is not None else None
+            if type(module) is rpc.ModuleProxy and module._rpc_conn is fresh:
+                try:
+                    proxy._rpc_rebind(getattr(module, proxy._rpc_origin[1]))
+                    fresh.origins.append(ref)
+                except BaseException:  # noqa: BLE001 - the tests that use it fail
+                    pass
+
     def _loss(self) -> str:
         """What the failing test shows when the worker died or broke the protocol."""
         code = None
-        if self.proc is not None:
+        if self.spawner is not None:
+            code = self.spawner.exit_code()
+        elif self.proc is not None:
             try:
                 code = self.proc.wait(timeout=0.5)
             except subprocess.TimeoutExpired:
@@ -249,10 +347,15 @@ class Worker:
         its confinement), then kill whatever is left below us."""
         if self.conn is not None:
             self.conn.close()
-            try:
-                self.proc.wait(timeout=0.2)
-            except subprocess.TimeoutExpired:
-                pass
+            if self.spawner is not None:
+                self.spawner.exit_code()
+            elif self.proc is not None:
+                try:
+                    self.proc.wait(timeout=0.2)
+                except subprocess.TimeoutExpired:
+                    pass
+        if self.spawner is not None:
+            self.spawner.sock.close()
         kill_descendants()
 
 
@@ -329,10 +432,7 @@ sys.meta_path[:0] = [ShadowFinder, WorkspaceFinder]
 # judge's own unprivileged user before any test runs: the judge never acts as root on paths the
 # model's code can reach (a planted symlink in tmp_path, a folder swapped mid-walk).
 if os.geteuid() == 0 and SPEC.get("judge_uid", -1) >= 0:
-    try:
-        WORKER.connection()
-    except rpc.RpcError:
-        pass  # each test that needs the worker says why it could not start
+    WORKER.spawner = Spawner(SPEC)
     os.setgroups([])
     os.setgid(SPEC["judge_uid"])
     os.setuid(SPEC["judge_uid"])
@@ -382,6 +482,11 @@ def pytest_collection_finish(session):
 
 def pytest_runtest_logreport(report):
     RECORD.item(report)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    WORKER.revive()
 
 
 @pytest.hookimpl(tryfirst=True)

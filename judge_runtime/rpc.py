@@ -29,7 +29,9 @@ import math
 import operator
 import os
 import sys
+import threading
 import types
+import weakref
 from _collections_abc import Mapping
 
 # The worker starts with no bytecode cache at all (PYTHONPYCACHEPREFIX points nowhere), so every
@@ -232,6 +234,8 @@ class Connection:
         self._proxies: dict[int, object] = {}   # their handle -> its one proxy
         self._mirrors: dict[int, type] = {}     # their exception class handle -> local class
         self.broken: RpcError | None = None
+        self._turn = threading.RLock()
+        self.origins: list = []  # weak references to proxies read from a module (found again in a new worker)
 
     # --- transport ------------------------------------------------------------------------
 
@@ -299,7 +303,14 @@ class Connection:
     # --- requests -------------------------------------------------------------------------
 
     def request(self, op: str, *args):
-        """Ask the other side; serve its own requests (callbacks) while waiting for the reply."""
+        """Ask the other side; serve its own requests (callbacks) while waiting for the reply.
+        One exchange at a time: threads of the tests take turns (a callback the other side makes
+        meanwhile is served in the asking thread, which holds the turn)."""
+        __tracebackhide__ = True
+        with self._turn:
+            return self._request(op, args)
+
+    def _request(self, op: str, args: tuple):
         __tracebackhide__ = True  # pytest shows the test and the worker's traceback, not this
         if self.broken is not None:
             raise self._still_broken()
@@ -1165,11 +1176,17 @@ class Remote:
     subclass (_remote_class) that has exactly the special methods the real object's type has, so
     len(), iter(), callable() and hasattr() duck typing see what the real object supports."""
 
-    __slots__ = ("_rpc_conn", "_rpc_handle", "__weakref__")
+    __slots__ = ("_rpc_conn", "_rpc_handle", "_rpc_origin", "__weakref__")
 
     def __init__(self, conn: Connection, handle: int):
         object.__setattr__(self, "_rpc_conn", conn)
         object.__setattr__(self, "_rpc_handle", handle)
+        object.__setattr__(self, "_rpc_origin", None)
+
+    def _rpc_rebind(self, fresh: "Remote") -> None:
+        """Stand for the same object of a new worker (the old one is gone)."""
+        object.__setattr__(self, "_rpc_conn", fresh._rpc_conn)
+        object.__setattr__(self, "_rpc_handle", fresh._rpc_handle)
 
     def __getattr__(self, name):
         __tracebackhide__ = True
@@ -1357,7 +1374,11 @@ class ModuleProxy(types.ModuleType):
             raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
         if name == "__all__":  # `from module import *`: the test's namespace stays the test's
             return _star_names(self, sys._getframe(1))
-        return _ask(self, "getattr", self, name)
+        value = _ask(self, "getattr", self, name)
+        if type(value) in _REMOTE_TYPES and value._rpc_origin is None:  # `from module import name`
+            object.__setattr__(value, "_rpc_origin", (self.__name__, name))
+            self._rpc_conn.origins.append(weakref.ref(value))
+        return value
 
     def __setattr__(self, name, value):
         if _is_dunder(name) or name.startswith("_rpc"):
@@ -1378,6 +1399,11 @@ class ModuleProxy(types.ModuleType):
 
     def __repr__(self):
         return f"<module {self.__name__!r} of the model's code, run in the worker>"
+
+    def _rpc_rebind(self, fresh: "ModuleProxy") -> None:
+        """Point at the same module in a new worker (the old one is gone)."""
+        d = types.ModuleType.__dict__["__dict__"].__get__(self)
+        d.update(_rpc_conn=fresh._rpc_conn, _rpc_handle=fresh._rpc_handle, _rpc_package=fresh._rpc_package)
 
     @property
     def __dict__(self):

@@ -411,3 +411,31 @@ def test_importing_a_submodule_keeps_the_packages_attributes(sandbox, scratch):
     assert plain(sandbox, scratch, files, tests).ok
     result = judged(sandbox, scratch, files, tests)
     assert result["ok"], result["output"]
+
+
+def test_test_threads_call_the_models_code_at_once(sandbox, scratch):
+    files = {"counter.py": """
+        import threading
+        lock = threading.Lock()
+        count = 0
+        def bump(by=1):
+            global count
+            with lock:
+                count += by
+            return count
+        def total():
+            return count
+    """}
+    tests = {"test_counter.py": """
+        from concurrent.futures import ThreadPoolExecutor
+        from counter import bump, total
+        def test_threads():
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(lambda _: bump(), range(200)))
+            assert total() == 200
+        def test_after():
+            assert bump(0) == 200
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 2, result["output"]
