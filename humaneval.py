@@ -4,6 +4,7 @@ empty test file for the agent's own tests, and the benchmark's own `check` as hi
 the model never sees and the judge decides by."""
 from __future__ import annotations
 
+import ast
 import sys
 import time
 from pathlib import Path
@@ -33,6 +34,20 @@ class _Literal(yaml.SafeDumper):
 _Literal.add_representer(str, lambda d, s: d.represent_scalar("tag:yaml.org,2002:str", s, style="|" if "\n" in s else None))
 
 
+def trusted_helpers(prompt: str, entry: str) -> str:
+    """The prompt's imports and helper functions (HumanEval/32's poly, /38's encode_cyclic), copied
+    into the hidden test: the check uses the benchmark's own helpers, never ones the model's
+    solution.py defines (a model that rewrites encode_cyclic could pass any decode_cyclic), and
+    nothing is star-imported from the model's file."""
+    tree = ast.parse(prompt)
+    kept = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+            or (isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name != entry)]
+    if not kept:
+        return ""
+    code = "\n\n".join(ast.get_source_segment(prompt, node, padded=True) for node in kept)
+    return f"# The benchmark's own helpers, from the prompt:\n{code}\n\n\n"
+
+
 def task_files(problem: dict) -> dict[str, str]:
     """The files of one task folder (path -> content)."""
     entry = problem["entry_point"]
@@ -40,7 +55,7 @@ def task_files(problem: dict) -> dict[str, str]:
               f"(the examples in it show calls and their results). Write pytest tests for it in {OWN_TESTS}.\n"
               f"The function as given ({problem['task_id']} of HumanEval):\n\n{problem['prompt']}")
     hidden = (f"# {problem['task_id']}: the benchmark's own check, run on the final {MODULE}.\n"
-              f"from solution import *  # noqa: F401,F403  (helpers the check uses, as HumanEval runs it)\n"
+              f"{trusted_helpers(problem['prompt'], entry)}"
               f"from solution import {entry} as candidate\n"
               f"{problem['test']}\n\n"
               f"def test_{entry}():\n    check(candidate)\n")

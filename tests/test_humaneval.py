@@ -78,3 +78,23 @@ def test_a_batch_over_the_imported_folder(clone):
     data = json.loads((clone / "runs" / "he2" / "summary.json").read_text())
     assert {r["task_id"]: r["status"] for r in data["runs"]} == {"humaneval-000": "solved", "humaneval-001": "unsolved"}
     assert data["runs"][0]["hidden_tests"]["passed"] == 1 and data["totals"]["tasks"] == 2
+
+
+HOSTILE = {  # wrong solutions that passed when the hidden test star-imported solution.py
+    "HumanEval/2": "def truncate_number(number: float) -> float:\n    return 0.5\n\ndef abs(x):\n    return 0\n",
+    "HumanEval/38": "def encode_cyclic(s):\n    return s\n\ndef decode_cyclic(s):\n    return s\n",
+    "HumanEval/53": "def add(x, y):\n    return 0\n\ndef range(*a):\n    return []\n\nclass tuple:\n    pass\n",
+}
+
+
+@pytest.mark.parametrize("task_id", HOSTILE)
+def test_a_solution_cannot_redefine_what_the_check_uses(scratch, task_id):
+    """The check's helpers come from the benchmark and builtins stay builtins (README, "The verdict")."""
+    sandbox = layer_sandbox(LAYERS[-1])
+    problem = PROBLEMS[task_id]
+    humaneval.write_tasks(scratch / "tasks", [problem])
+    task = load_task(scratch / "tasks" / humaneval.folder_name(problem))
+    assert "import *" not in task.spec.hidden_tests[humaneval.HIDDEN]
+    hostile = workspace(scratch / "hostile", task, HOSTILE[task_id])
+    result, output, _ = verdict.judge(sandbox, hostile, task.spec.hidden_tests, scratch / "judged")
+    assert not result["ok"] and result["failed"] == 1, output
