@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Optional
 
 from config import SandboxConfig
+from judge_runtime.sweep import descendants, kill_tree, parents  # noqa: F401 (descendants: for callers)
 
 NOBODY = 65534  # runs the model's code when the agent is root
 JUDGE = 65533  # runs the judged trusted tests when the agent is root (never root, never NOBODY)
@@ -161,83 +162,6 @@ def become_subreaper() -> bool:
         return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
-
-
-def _parents() -> dict[int, int]:
-    """pid -> parent pid for every process (no /proc/<pid>/task/*/children on every kernel)."""
-    table = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    data = f.read()
-                table[int(entry)] = int(data[data.rindex(b")") + 2:].split()[1])
-            except (OSError, ValueError, IndexError):
-                pass
-    return table
-
-
-def descendants(root: int, exclude: set[int] = frozenset()) -> set[int]:
-    """All processes below `root`, skipping the subtrees of `exclude`."""
-    children: dict[int, list[int]] = {}
-    for pid, ppid in _parents().items():
-        children.setdefault(ppid, []).append(pid)
-    found, todo = set(), [p for p in children.get(root, []) if p not in exclude]
-    while todo:
-        pid = todo.pop()
-        if pid not in found:
-            found.add(pid)
-            todo.extend(children.get(pid, []))
-    return found
-
-
-def kill_tree(root: int, exclude: set[int]) -> int:
-    """Freeze every process below root (stopped processes cannot fork), then kill and reap them;
-    again while anything is left below root (a process that forks and exits in a loop can stay
-    one step ahead of one sweep)."""
-    killed = 0
-    for _ in range(SWEEP_ROUNDS):
-        swept = _sweep(root, exclude)
-        killed += swept
-        if not swept or not descendants(root, exclude):
-            break
-    return killed
-
-
-SWEEP_ROUNDS = 5
-
-
-def _sweep(root: int, exclude: set[int]) -> int:
-    frozen: set[int] = set()
-    for _ in range(200):
-        alive = descendants(root, exclude) - frozen
-        if not alive:
-            break
-        for pid in alive:
-            try:
-                os.kill(pid, signal.SIGSTOP)
-            except ProcessLookupError:
-                pass
-        frozen |= alive
-    if not frozen:  # the common case: nothing left, no second scan of /proc
-        return 0
-    for pid in frozen:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:  # reap the zombies that became our children
-        ours = descendants(root, exclude) & frozen
-        for pid in ours:
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                pass
-        if not ours:
-            break
-        time.sleep(0.01)
-    return len(frozen)
 
 
 def _user_processes(uid: int) -> int:
@@ -389,7 +313,7 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
     another user than the command itself (the judge's worker)."""
     hand_over(writable, conf.run_as)
     cmd = command(conf, python, argv, workdir, writable, network)
-    before = {pid for pid, ppid in _parents().items() if ppid == os.getpid()}
+    before = {pid for pid, ppid in parents().items() if ppid == os.getpid()}
     start = time.monotonic()
     with open(open_log(log), "wb") as out:
         try:

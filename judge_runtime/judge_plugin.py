@@ -19,25 +19,26 @@ import socket
 import stat
 import subprocess
 import sys
-import time
 
 import pytest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 PYTEST_FAMILY = {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py", "exceptiongroup", "tomli",
-                 "pygments", "colorama", "conftest", "judge_plugin", "_judge_rpc"}
+                 "pygments", "colorama", "conftest", "judge_plugin", "_judge_rpc", "_judge_sweep"}
 
 
-def _load_rpc():
-    spec = importlib.util.spec_from_file_location("_judge_rpc", os.path.join(_HERE, "rpc.py"))
+def _load(name: str, private: str):
+    """Our own file under a private name (a model module called `rpc` stays the model's)."""
+    spec = importlib.util.spec_from_file_location(private, os.path.join(_HERE, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
-    sys.modules["_judge_rpc"] = module
+    sys.modules[private] = module
     spec.loader.exec_module(module)
     return module
 
 
-rpc = _load_rpc()
+rpc = _load("rpc", "_judge_rpc")
+sweep = _load("sweep", "_judge_sweep")
 # Nothing of ours stays importable by name: a model module called `rpc` or `worker` is the model's.
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 sys.dont_write_bytecode = True
@@ -85,51 +86,8 @@ def workspace_modules(workspace: str, tests: str) -> tuple[set[str], set[str]]:
 
 # ---------------------------------------------------------------------------------------------
 
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    data = f.read()
-                tree.setdefault(int(data[data.rindex(b")") + 2:].split()[1]), []).append(int(entry))
-            except (OSError, ValueError, IndexError):
-                pass
-    return tree
-
-
 def kill_descendants() -> None:
-    """Freeze everything below us (stopped processes cannot fork), kill it, reap it."""
-    frozen: set[int] = set()
-    for _ in range(100):
-        tree, alive = _children(), set()
-        todo = list(tree.get(os.getpid(), []))
-        while todo:
-            pid = todo.pop()
-            if pid not in alive:
-                alive.add(pid)
-                todo.extend(tree.get(pid, []))
-        if not alive - frozen:
-            break
-        for pid in alive - frozen:
-            try:
-                os.kill(pid, signal.SIGSTOP)
-            except OSError:  # gone, or not ours to signal (we dropped root): the agent kills it
-                pass
-        frozen |= alive
-    for pid in frozen:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if pid == 0:
-            time.sleep(0.01)
+    sweep.kill_tree(os.getpid(), set())
 
 
 def launch(spec: dict) -> tuple[subprocess.Popen, int, int]:

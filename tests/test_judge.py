@@ -48,7 +48,7 @@ class Runs:
 
     def judged(self, files: dict[str, str], tests: dict[str, str], **kw):
         _write(self.workspace, files)
-        before = {p for p, pp in isolation._parents().items() if pp == os.getpid()}
+        before = {p for p, pp in isolation.parents().items() if pp == os.getpid()}
         result = run_judged(self.sandbox, self.workspace, {k: textwrap.dedent(v) for k, v in tests.items()},
                             self.judge_scratch, **kw)
         assert not isolation.descendants(os.getpid(), before), "a process was left behind"

@@ -40,7 +40,7 @@ def run(sandbox, scratch):
     """Write one test file into a fresh workspace and run pytest on it in the sandbox."""
     workspace, side = scratch / "run" / "workspace", scratch / "run" / "sandbox"
     workspace.mkdir(parents=True)
-    before = {p for p, pp in isolation._parents().items() if pp == os.getpid()}
+    before = {p for p, pp in isolation.parents().items() if pp == os.getpid()}
 
     def go(code: str, name: str = "test_case.py", **kw):
         (workspace / name).write_text(textwrap.dedent(code))

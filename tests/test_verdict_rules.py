@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from conftest import LAYERS, layer_sandbox
-from judge import run_judged
 import verdict
 
 LIMITS = dict(timeout=30, cpu_seconds=20, memory_mb=1024, file_size_mb=32, max_processes=48)
