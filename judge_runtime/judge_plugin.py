@@ -293,12 +293,18 @@ class Worker:
         me = os.geteuid()
         for _root, dirs, files, dir_fd in os.fwalk(base, follow_symlinks=False):
             for name in dirs + files:
+                try:  # open without following, then check and change what was opened (no race with a swap)
+                    fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+                except OSError:
+                    continue
                 try:
-                    st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                    st = os.fstat(fd)
                     if st.st_uid == me and (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
-                        os.chmod(name, 0o777 if stat.S_ISDIR(st.st_mode) else 0o666, dir_fd=dir_fd)
+                        os.chmod(f"/proc/self/fd/{fd}", 0o777 if stat.S_ISDIR(st.st_mode) else 0o666)
                 except OSError:
                     pass
+                finally:
+                    os.close(fd)
 
     def stop(self) -> None:
         """Close the pipe, give the worker a moment to exit by itself (its atexit hooks run in
