@@ -172,6 +172,7 @@ class Worker:
         self.other_user = spec["uid"] >= 0  # the worker runs as another user than we do
         self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
         self.sent: dict = {}
+        self.basetemp_seen = None
 
     def connection(self) -> rpc.Connection:
         if self.conn is None:
@@ -260,8 +261,8 @@ class Worker:
         process state (cwd, environment, argv, stdin) when it changed."""
         if "q" not in msg:
             return
-        if self.other_user:
-            self._hand_over_tmp()
+        if self.other_user and self._basetemp_changed():
+            self.hand_over_tmp()
         state = {}
         try:
             cwd = os.getcwd()
@@ -281,7 +282,18 @@ class Worker:
         if state:
             msg["s"] = state
 
-    def _hand_over_tmp(self) -> None:
+    def _basetemp_changed(self) -> bool:
+        """A folder appeared in pytest's temp root since the last hand-over (tmp_path_factory.mktemp
+        in a test). Files and folders a test makes inside its tmp_path are already open to the
+        worker (our umask is 0, see the end of this module), so one stat per call is enough."""
+        try:
+            st = os.stat(self.spec["basetemp"])
+        except OSError:
+            return False
+        seen, self.basetemp_seen = self.basetemp_seen, (st.st_ino, st.st_mtime_ns)
+        return seen != self.basetemp_seen
+
+    def hand_over_tmp(self) -> None:
         """pytest makes tmp_path folders 0700 and the test's files 0644; the worker runs as
         another user, so open what we own below basetemp to it. We run unprivileged by now (see
         the end of this module), never change what we do not own, and never follow a link we see."""
@@ -400,6 +412,7 @@ if os.geteuid() == 0 and SPEC.get("judge_uid", -1) >= 0:
     os.setgroups([])
     os.setgid(SPEC["judge_uid"])
     os.setuid(SPEC["judge_uid"])
+    os.umask(0)  # what the tests create in tmp_path is the worker's to write too (our own folder is 0700)
     _prctl(PR_SET_DUMPABLE, 0)  # setuid resets it
 
 
@@ -451,6 +464,13 @@ def pytest_runtest_logreport(report):
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     WORKER.revive()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    """The test's fixtures (tmp_path ...) exist now: open them to the worker's user."""
+    if WORKER.other_user:
+        WORKER.hand_over_tmp()
 
 
 @pytest.hookimpl(tryfirst=True)
