@@ -6,13 +6,13 @@ whose note is above the threshold."""
 from __future__ import annotations
 
 import difflib
-import unicodedata
 from typing import Callable, Optional, Union
 
 from rich.console import Console
 from rich.text import Text
 
 import decider as dm
+from console import clean
 from config import Config
 
 DIFF_LINES = 60  # a short diff: the person reads it before every run
@@ -32,11 +32,6 @@ def refusal(approve: bool, interactive: bool, config: Config, batch: bool = Fals
     if config.decider_block is not None and not config.decider:
         return "--decider-block needs a decision model (--decider URL or AGENT_DECIDER) to give a probability"
     return None
-
-
-def printable(text: str) -> str:
-    """Model-written text on a terminal: control characters (escape sequences) shown, not obeyed."""
-    return "".join(c if c in "\n\t" or unicodedata.category(c) != "Cc" else repr(c)[1:-1] for c in text)
 
 
 def short_diff(seen: set[tuple[str, bytes]], before: dict[str, bytes], after: dict[str, bytes]) -> tuple[list[str], str]:
@@ -82,9 +77,9 @@ class Approval:
         note = self.decider.ask(dm.state(purpose, changed, diff)) if self.decider else None
         if self.ask:
             self.console.rule(f"about to run the tests: {purpose}")
-            self.console.print(Text(printable(diff) or "(no file changed since the last approved run)\n"))
+            self.console.print(Text(clean(diff) or "(no file changed since the last approved run)\n"))
         if note and self.ask:  # before the question; otherwise the `approval` event shows it (console.py)
-            self.console.print(Text(printable(note.line()), style=_style(note)))
+            self.console.print(Text(clean(note.line()), style=_style(note)))
         answer, reason = "not asked", ""
         if note and self.block is not None and note.probability is not None and note.probability > self.block:
             answer = "blocked"

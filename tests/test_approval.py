@@ -19,6 +19,7 @@ import pytest
 from rich.console import Console
 
 import approval
+import console
 import decider as dm
 import llm_client
 from config import Config, SandboxConfig
@@ -101,8 +102,41 @@ def test_only_content_never_let_run_is_shown_again(tmp_path):
     assert proof["files"] == [] and proof["diff"] == ""
 
 
-def test_model_written_text_cannot_drive_the_terminal():
-    assert approval.printable("+x = 1\x1b[2J\x1b]0;pwned\x07\n") == "+x = 1\\x1b[2J\\x1b]0;pwned\\x07\n"
+# escape sequences, C1 controls, bidi embeddings/overrides/isolates/marks (Trojan Source), separators
+HOSTILE = {"\x1b[2J": "\\x1b[2J", "\x07": "\\x07", "\r": "\\x0d", "\x85": "\\x85", "\x9b": "\\x9b",
+           "\u202e": "\\u202e", "\u202a": "\\u202a", "\u2066": "\\u2066", "\u2069": "\\u2069",
+           "\u200e": "\\u200e", "\u200f": "\\u200f", "\u061c": "\\u061c", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+SOURCE = 'access = "user"\n' + "".join(f"x{n} = 1  # {raw}\n" for n, raw in enumerate(HOSTILE)) + "ok = 'é ✓'\n"
+
+
+def shows_it_all_escaped(screen: str) -> None:
+    raw = {text[0] for text in HOSTILE}
+    assert not raw & set(screen), [c for c in screen if c in raw]
+    for escaped in HOSTILE.values():
+        assert escaped in screen
+    assert "é ✓" in screen  # ordinary text stays as it is
+
+
+def test_the_approval_prompt_shows_model_text_escaped():
+    """Issue 19 B9: the prompt escaped control characters only, so U+202E/U+2066/U+2069 in a diff
+    reordered what the person read (Trojan Source)."""
+    screen = io.StringIO()
+    asks = approval.Approval({}, ask=True, decider=None, block=None, console=Console(file=screen, width=200),
+                             read=lambda prompt: "n")
+    assert asks.check("the model's run_tests", {"calc.py": SOURCE.encode()})["answer"] == "no"
+    shows_it_all_escaped(screen.getvalue())
+
+
+def test_the_console_shows_model_text_escaped():
+    """The same sanitizer on the console (live, --show, --follow): the thought, the diff, the observation."""
+    screen = io.StringIO()
+    render = console.Renderer(Console(file=screen, width=2000))
+    reply = json.dumps({"thought": "".join(HOSTILE) + " é ✓", "action": "write_file", "path": "calc.py",
+                        "content": SOURCE.replace("\u2028", "").replace("\u2029", "").replace("\x85", "")},
+                       ensure_ascii=False)  # the diff splits lines at those three: they are in the thought
+    render({"type": "llm_reply", "step": 1, "kind": "action", "error": None, "text": reply})
+    render({"type": "observation", "step": 1, "text": "Wrote calc.py" + "".join(HOSTILE)})
+    shows_it_all_escaped(screen.getvalue())
 
 
 # -- as a user types it -------------------------------------------------------------------------
