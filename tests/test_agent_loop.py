@@ -332,7 +332,8 @@ def test_a_reply_with_a_line_separator_survives_show_report_and_resume(agent):
     transcript.write_text(written.replace("\\u2028", "\u2028").replace("\\u2029", "\u2029").replace(
         "\\u0085", "\x85"), encoding="utf-8")  # as it was written before: raw
 
-    assert [e["action"]["path"] for e in read_transcript(first.run_dir) if e["type"] == "llm_reply"] == ["test_fizzbuzz.py"]
+    replies = [e for e in read_transcript(first.run_dir) if e["type"] == "llm_reply"]
+    assert [e["action"]["path"] for e in replies] == ["test_fizzbuzz.py"]
     shown = subprocess.run([sys.executable, str(ROOT / "run_task.py"), "--show", str(first.run_dir)],
                            capture_output=True, text=True, timeout=60)
     assert "action: write_file test_fizzbuzz.py" in shown.stdout, shown.stdout
