@@ -126,6 +126,7 @@ class RunState:
         self.step = 0
         self.invalid_in_row = self.invalid_total = self.nudges = 0
         self.last_run: Optional[dict] = None  # the latest test_run event
+        self.run_before_resume = False  # that run is from before a --resume: finish runs the tests again
         self.finish_accepted = False
         self.own_tests: Optional[dict] = None  # the check of the model's own tests on the starting files
         self.tokens = {"prompt": 0, "completion": 0}
@@ -154,6 +155,9 @@ class RunState:
             self.messages.append({"role": "user", "content": prompts.observation(event["text"])})
         elif kind == "test_run":
             self.last_run = event
+            self.run_before_resume = False
+        elif kind == "resume":
+            self.run_before_resume = self.last_run is not None
             self.seconds["tests"] += event.get("seconds") or 0
         elif kind == "finish_accepted":
             self.finish_accepted = True
