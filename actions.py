@@ -297,17 +297,23 @@ class Workspace:
                     found.append(self.relative(path))
         return sorted(found)
 
-    def snapshot(self) -> dict[str, bytes]:
-        """What every file holds (a symlink: where it points), dot-files included, to tell
-        whether anything changed between two moments."""
-        state = {}
+    def entries(self) -> list[tuple[str, str, bytes]]:
+        """(name, kind, bytes) of every file, dot-files included: kind "file" (its content),
+        "link" (where it points) or "unreadable" (why)."""
+        found = []
         for name in self.files(hidden=True):
             path = self.root / name
             try:
-                state[name] = b"link:" + os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
+                found.append((name, "link", os.readlink(path).encode()) if path.is_symlink()
+                             else (name, "file", path.read_bytes()))
             except OSError as e:
-                state[name] = f"unreadable: {e.strerror}".encode()
-        return state
+                found.append((name, "unreadable", str(e.strerror).encode()))
+        return found
+
+    def snapshot(self) -> dict[str, bytes]:
+        """What every file holds (a symlink: where it points), as a person reads it in a diff."""
+        prefix = {"file": b"", "link": b"link:", "unreadable": b"unreadable: "}
+        return {name: prefix[kind] + data for name, kind, data in self.entries()}
 
     def put(self, rel: str, content: str) -> None:
         put_file(self.root, rel, content)
@@ -322,8 +328,9 @@ class Workspace:
     def state(self) -> str:
         """One digest of the whole workspace: equal digests, nothing changed in between."""
         digest = hashlib.sha256()
-        for name, content in sorted(self.snapshot().items()):
-            digest.update(name.encode() + b"\x00" + content + b"\x00")
+        for name, kind, data in self.entries():  # each part length-prefixed: no two workspaces read alike
+            for part in (os.fsencode(name), kind.encode(), data):
+                digest.update(len(part).to_bytes(8, "big") + part)
         return digest.hexdigest()
 
     def execute(self, action: _Action) -> str:

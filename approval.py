@@ -6,13 +6,13 @@ whose note is above the threshold."""
 from __future__ import annotations
 
 import difflib
-import unicodedata
 from typing import Callable, Optional, Union
 
 from rich.console import Console
 from rich.text import Text
 
 import decider as dm
+from console import clean
 from config import Config
 
 DIFF_LINES = 60  # a short diff: the person reads it before every run
@@ -34,14 +34,9 @@ def refusal(approve: bool, interactive: bool, config: Config, batch: bool = Fals
     return None
 
 
-def printable(text: str) -> str:
-    """Model-written text on a terminal: control characters (escape sequences) shown, not obeyed."""
-    return "".join(c if c in "\n\t" or unicodedata.category(c) != "Cc" else repr(c)[1:-1] for c in text)
-
-
-def short_diff(seen: set[tuple[str, bytes]], before: dict[str, bytes], after: dict[str, bytes]) -> tuple[list[str], str]:
-    """The files whose content was never let run (not in `seen`), and a unified diff of them
-    against their content in `before`, cut to DIFF_LINES."""
+def changes(seen: set[tuple[str, bytes]], before: dict[str, bytes], after: dict[str, bytes]) -> tuple[list[str], str]:
+    """The files whose content was never let run (not in `seen`), and a unified diff of all of
+    them against their content in `before`."""
     files = sorted(rel for rel, content in after.items() if (rel, content) not in seen)
     lines: list[str] = []
     for rel in files:
@@ -49,9 +44,15 @@ def short_diff(seen: set[tuple[str, bytes]], before: dict[str, bytes], after: di
         new = after[rel].decode("utf-8", "replace").splitlines(keepends=True)
         lines += [line if line.endswith("\n") else line + "\n"
                   for line in difflib.unified_diff(old, new, f"a/{rel}" if rel in before else "/dev/null", f"b/{rel}")]
-    if len(lines) > DIFF_LINES:
-        lines = lines[:DIFF_LINES] + [f"... ({len(lines) - DIFF_LINES} more diff lines)\n"]
     return files, "".join(lines)
+
+
+def short(diff: str) -> str:
+    """The diff as a person reads it before every run: DIFF_LINES at most."""
+    lines = diff.splitlines(keepends=True)
+    if len(lines) <= DIFF_LINES:
+        return diff
+    return "".join(lines[:DIFF_LINES]) + f"... ({len(lines) - DIFF_LINES} more diff lines)\n"
 
 
 def declined(event: dict) -> Optional[str]:
@@ -78,17 +79,17 @@ class Approval:
         """One test run about to start: the `approval` event (purpose, files, diff, answer,
         reason, decider). answer: yes / no (the person), blocked (the note was above
         --decider-block), not asked (a decider alone)."""
-        changed, diff = short_diff(self.seen, self.last, files)
-        note = self.decider.ask(dm.state(purpose, changed, diff)) if self.decider else None
+        changed, whole = changes(self.seen, self.last, files)
+        note = dm.note(self.decider, purpose, changed, whole) if self.decider else None  # it reads all of it
+        diff = short(whole)
         if self.ask:
             self.console.rule(f"about to run the tests: {purpose}")
-            self.console.print(Text(printable(diff) or "(no file changed since the last approved run)\n"))
+            self.console.print(Text(clean(diff) or "(no file changed since the last approved run)\n"))
         if note and self.ask:  # before the question; otherwise the `approval` event shows it (console.py)
-            self.console.print(Text(printable(note.line()), style=_style(note)))
-        answer, reason = "not asked", ""
-        if note and self.block is not None and note.probability is not None and note.probability > self.block:
+            self.console.print(Text(clean(note.line()), style=_style(note)))
+        answer, reason = "not asked", self._blocks(note) if note and self.block is not None else ""
+        if reason:
             answer = "blocked"
-            reason = f"the {note.source} said {note.label} ({note.probability:.2f}), above --decider-block {self.block:g}"
             self.console.print(Text(f"not run: {reason}", style="bold red"))
         elif self.ask:
             answer, reason = self._prompt()
@@ -97,6 +98,15 @@ class Approval:
             self.last.update(files)
         return {"purpose": purpose, "files": changed, "diff": diff, "answer": answer, "reason": reason,
                 "decider": note.record() if note else None}
+
+    def _blocks(self, note: dm.Note) -> str:
+        """Why --decider-block refuses this run ("" when it does not): the note is above the
+        threshold, or the decider was not asked (fail closed: nobody read what would run)."""
+        if note.unasked:
+            return f"the {note.source} was not asked: {note.unasked}"
+        if note.probability is not None and note.probability > self.block:
+            return f"the {note.source} said {note.label} ({note.probability:.2f}), above --decider-block {self.block:g}"
+        return ""
 
     def _prompt(self) -> tuple[str, str]:
         try:

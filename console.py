@@ -9,6 +9,7 @@ import os
 import re
 import sys
 import time
+import unicodedata
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -20,14 +21,27 @@ import replay
 import verdict
 from runlog import read_result, read_transcript
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")  # and bidi overrides
 DIFF_LINES = 12  # a write's diff on the console; the HTML report has all of it
+_NOT_PLAIN = re.compile(r"[^\t\n\x20-\x7e]")  # what may need escaping; plain ASCII never does
+# control characters (C0, C1: escape sequences), format characters (bidi embeddings, overrides,
+# isolates and marks, which reorder what a line shows; zero-width ones), lone surrogates, and
+# line and paragraph separators
+_ESCAPED = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 
 
 def clean(text: str) -> str:
-    """Model text for a terminal: escape sequences, other control characters and bidi overrides
-    (which reorder what a line shows) made visible."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text)
+    """Model text for a terminal: the one sanitizer of every terminal path (the console, the
+    approval prompt). What could drive the terminal or reorder, hide or break a line is shown as
+    an escape (\\x1b, \\u202e), not obeyed: the person reads the text as the interpreter does."""
+    return _NOT_PLAIN.sub(_escape, text)
+
+
+def _escape(match: re.Match) -> str:
+    char = match.group()
+    if unicodedata.category(char) not in _ESCAPED:
+        return char
+    n = ord(char)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
 
 
 def short(text, limit: int = 160) -> str:
@@ -129,7 +143,7 @@ class Renderer:
         if kind == "approval":
             note = event.get("decider") or {}
             p = note.get("probability")
-            said = (f"; {note.get('source')} said {note.get('label')} "
+            said = (f"; {note.get('source')} said {short(note.get('label'), 200)} "
                     f"({'' if p is None else f'p={p:.2f}, '}{note.get('seconds') or 0:.1f} s)") if note else ""
             why = f": {event['reason']}" if event.get("reason") else ""
             look = note.get("label") == "LOOK CLOSELY" or event.get("answer") in ("no", "blocked")

@@ -28,7 +28,7 @@ QUESTION = {
              "starts subprocesses, or changes the tests or how pytest runs them",
     },
 }
-STATE_CHARS = 6000  # how much of the diff the decider reads
+STATE_CHARS = 6000  # the longest diff the decider is sent; a longer one is never cut (see `note`)
 
 
 @dataclass
@@ -38,8 +38,11 @@ class Note:
     probability: Optional[float]  # of "look closely"; None when the source gives none
     seconds: float
     source: str                   # "decision model" or "coding model"
+    unasked: str = ""             # why the source was not asked (the answer is then LOOK CLOSELY)
 
     def line(self) -> str:
+        if self.unasked:
+            return f"{self.source}: {self.label} (not asked: {self.unasked})"
         return f"{self.source}: {self.label}" + ("" if self.probability is None else f" ({self.probability:.2f})")
 
     def record(self) -> dict:
@@ -47,10 +50,20 @@ class Note:
 
 
 def state(purpose: str, files: list[str], diff: str) -> str:
-    """The situation the decider judges: what is about to run, and what changed."""
+    """The situation the decider judges: what is about to run, and what changed (all of it)."""
     changed = ", ".join(files) or "none"
     return (f"A coding agent wrote code in its working folder; pytest is about to run it ({purpose}).\n"
-            f"Files changed since a person last let the tests run: {changed}\n{diff[:STATE_CHARS]}")
+            f"Files changed since a person last let the tests run: {changed}\n{diff}")
+
+
+def note(decider: "SystemOne | CodingModel", purpose: str, files: list[str], diff: str) -> Note:
+    """The decider's note on what is about to run. It reads all of it or is not asked: a cut diff
+    can hide the one line that matters (a long first file pushes a later one out of view), so a
+    diff longer than STATE_CHARS is LOOK CLOSELY at once (probability 1)."""
+    if len(diff) > STATE_CHARS:
+        why = f"the changes are {len(diff)} characters, more than the {STATE_CHARS} it reads"
+        return Note(_label(LOOK), 1.0, 0.0, decider.source, unasked=why)
+    return decider.ask(state(purpose, files, diff))
 
 
 def _label(choice: str) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+import seccomp
 from config import SandboxConfig
 from judge_runtime.sweep import descendants, kill_tree, parents  # noqa: F401 (descendants: for callers)
 
@@ -31,7 +32,8 @@ PR_SET_CHILD_SUBREAPER = 36
 
 # Runs first inside the sandbox. With namespaces (the basic layer where the kernel allows them)
 # it first gives the tests their own /tmp, /var/tmp and /dev/shm (fresh tmpfs), binding back the
-# folders the run needs that live below them. Then it drops to the unprivileged user when asked,
+# folders the run needs that live below them. It turns the kernel keyrings off (seccomp.py: the
+# user keyring is shared by every run). Then it drops to the unprivileged user when asked,
 # and forks the real command and waits, so the command's parent is this launcher and never the
 # agent itself (a test that kills its parent ends only its own run). It prints STARTED first: a
 # log without it means the sandbox itself never started (a bwrap or unshare error, a missing
@@ -69,7 +71,9 @@ def exit_with(pid):
     code = os.waitstatus_to_exitcode(status)
     os._exit(128 - code if code < 0 else code)
 """
-LAUNCHER = ("import os, sys\nuid, private = int(sys.argv[1]), sys.argv[2]\n" + PRIVATE_MOUNTS + EXIT_WITH + """\
+LAUNCHER = ("import os, sys\nuid, private = int(sys.argv[1]), sys.argv[2]\n" + PRIVATE_MOUNTS + EXIT_WITH
+            + seccomp.INSTALL + """\
+no_keyrings()
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
 os.write(1, b"%s\\n")
@@ -102,6 +106,8 @@ class Confinement:
 
     def describe(self) -> str:
         who = f"uid {self.run_as}" if self.run_as >= 0 else f"uid {os.getuid()} (not root: no user switch)"
+        who += (", no kernel keyrings" if seccomp.PROGRAM
+                else f", kernel keyrings shared (no filter for {seccomp.MACHINE})")
         if self.layer == "bwrap":
             return f"bwrap (read-only system, private /tmp, no network unless allowed, own PID namespace, no capabilities), {who}, rlimits"
         if self.namespaces:

@@ -245,13 +245,14 @@ class Orchestrator:
 
     def _finish(self, action: act.Finish, state: str) -> str:
         """The finish gate: the tests pass on exactly the files there are now, and the task's own
-        tests are intact. Files changed since the latest run (or no run yet): run them now."""
+        tests are intact. Files changed since the latest run (or no run yet, or the latest run is
+        from before a --resume, perhaps under another sandbox or interpreter): run them now."""
         restored = self._restore_protected()
         last = self.state.last_run
         if restored:
             reason = prompts.protected_changed(restored)
-        elif last is None or state != last.get("workspace_state"):
-            reason = self._approved("the finish gate (files changed since the last run)")
+        elif last is None or self.state.run_before_resume or state != last.get("workspace_state"):
+            reason = self._approved("the finish gate (files changed since the last run, or the run was resumed)")
             if reason is None:
                 run = self._run_tests()
                 reason = None if run.ok else prompts.tests_fail_now(run.output)

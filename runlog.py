@@ -34,6 +34,11 @@ def new_run_dir(runs_dir: Path, task_id: str) -> Path:
             candidate = runs_dir / f"{safe}-{n}"
 
 
+# Line breaks to str.splitlines() that JSON leaves raw (ensure_ascii=False): escaped, so a line
+# reader of any kind sees one event per line.
+_LINE_BREAKS = {ord(c): f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"}
+
+
 class RunLog:
     def __init__(self, run_dir: Path):
         self.run_dir = run_dir
@@ -47,7 +52,7 @@ class RunLog:
         file never stops the run (it is said once)."""
         record = {"t": round(time.time() - self.started, 3), "step": step, "type": type_, **fields}
         try:
-            self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+            self._file.write(json.dumps(record, ensure_ascii=False, default=str).translate(_LINE_BREAKS) + "\n")
             self._file.flush()
         except (OSError, ValueError) as e:
             self._failed(f"the transcript could not be written: {e}")
@@ -83,11 +88,12 @@ class RunLog:
 
 
 def read_transcript(run_dir: Path) -> list[dict]:
-    """Every event that was written; a half-written or damaged line (a crash) is skipped."""
+    """Every event that was written; a half-written or damaged line (a crash) is skipped. Lines
+    end at "\\n" alone: an older transcript holds U+2028 and the like raw inside its strings."""
     events = []
     path = run_dir / "transcript.jsonl"
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
     except OSError:
         return events
     for line in lines:
@@ -120,6 +126,7 @@ class RunState:
         self.step = 0
         self.invalid_in_row = self.invalid_total = self.nudges = 0
         self.last_run: Optional[dict] = None  # the latest test_run event
+        self.run_before_resume = False  # that run is from before a --resume: finish runs the tests again
         self.finish_accepted = False
         self.own_tests: Optional[dict] = None  # the check of the model's own tests on the starting files
         self.tokens = {"prompt": 0, "completion": 0}
@@ -148,6 +155,9 @@ class RunState:
             self.messages.append({"role": "user", "content": prompts.observation(event["text"])})
         elif kind == "test_run":
             self.last_run = event
+            self.run_before_resume = False
+        elif kind == "resume":
+            self.run_before_resume = self.last_run is not None
             self.seconds["tests"] += event.get("seconds") or 0
         elif kind == "finish_accepted":
             self.finish_accepted = True

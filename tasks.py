@@ -70,9 +70,11 @@ class Task(BaseModel):
         return frozenset(p for p in self.spec.files if hit(p))
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, exact: bool = False) -> str:
+    """A task file's text. exact (the files of repo/ and hidden_tests/): every character as it is,
+    where Python's universal newlines would turn a lone "\\r" and "\\r\\n" into "\\n"."""
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8") if exact else path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except OSError as e:
@@ -82,7 +84,7 @@ def _read_text(path: Path) -> str:
 def _read_tree(folder: Path) -> dict[str, str]:
     if not folder.is_dir():
         return {}
-    return {p.relative_to(folder).as_posix(): _read_text(p) for p in sorted(folder.rglob("*"))
+    return {p.relative_to(folder).as_posix(): _read_text(p, exact=True) for p in sorted(folder.rglob("*"))
             if p.is_file() and not {"__pycache__", ".git", ".pytest_cache"} & set(p.parts)}
 
 

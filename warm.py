@@ -6,9 +6,10 @@ workspace module, and it never runs a test itself; each run is a fork of that cl
 a module the model edited is imported fresh every time and nothing a run changes reaches the
 next. The forked child does what the cold launcher does (isolation.LAUNCHER): its own session,
 the same rlimits, stdin closed, output to the log we opened, every other descriptor closed (the
-server's socket never reaches test code), the clean environment, the user switch, STARTED, then
-one more fork that runs pytest while the child waits. The server is a child subreaper, so
-whatever a run leaves behind is below it, and we kill that whole tree after each run.
+server's socket never reaches test code), the clean environment, no kernel keyrings (seccomp.py),
+the user switch, STARTED, then one more fork that runs pytest while the child waits. The server
+is a child subreaper, so whatever a run leaves behind is below it, and we kill that whole tree
+after each run.
 
 With namespaces (as root), the forked child first does what `unshare --fork --pid --mount-proc
 --mount --ipc --uts [--net]` does: new namespaces per run, then PID 1 of the new PID namespace
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Optional
 
 import isolation
+import seccomp
 from config import SandboxConfig
 
 # argv: the socket's descriptor. Requests: JSON with the log's descriptor attached; replies: the
@@ -48,6 +50,7 @@ for name in _pytest.config.default_plugins:
 BOUNDS, MOUNTS = %r, %r
 
 
+%s
 %s
 
 import ctypes, gc
@@ -116,6 +119,7 @@ if spaces:  # as root: what `unshare --fork --pid --mount-proc --mount --ipc --u
             raise OSError(ctypes.get_errno(), "mount " + target.decode())
     private = spaces["private"]
     exec(MOUNTS)
+no_keyrings()
 if uid >= 0:
     os.setgroups([]); os.setgid(uid); os.setuid(uid)
 os.write(1, b"%s\n")
@@ -147,7 +151,8 @@ class Runner:
 
     def __init__(self, python: Path, bounds_plugin: str, env: dict[str, str]):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        code = SERVER % (bounds_plugin, isolation.PRIVATE_MOUNTS, isolation.EXIT_WITH, isolation.STARTED)
+        code = SERVER % (bounds_plugin, isolation.PRIVATE_MOUNTS, isolation.EXIT_WITH, seccomp.INSTALL,
+                         isolation.STARTED)
         self.proc = subprocess.Popen([str(python), "-c", code, str(theirs.fileno())], cwd="/", env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),

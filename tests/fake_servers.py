@@ -326,6 +326,8 @@ class FakeSystemOne(ScriptedServer):
       {"delay": 5, ...}              the answer comes after that many seconds
       {"status": 500}                this HTTP status instead
       {"raw": b"..."}                this body instead of JSON (a malformed reply)
+      {"look_if": "subprocess", "p": 0.96}   choice 2 with p when the state holds that text, else
+                                     routine (0.05): a decider that reads what it is shown
     When the script runs out it keeps answering routine (0.05). Requests are kept in .requests."""
 
     kind = "systemone"
@@ -342,6 +344,8 @@ class FakeSystemOne(ScriptedServer):
             return item["status"], {"detail": "scripted failure"}
         if "raw" in item:
             return 200, item["raw"]
+        if "look_if" in item:
+            item = {"choice": "2", "p": item["p"]} if item["look_if"] in body["state"] else {"choice": "1", "p": 0.05}
         p = item["p"]
         answer = {"type": "choice", "choice": item["choice"], "probabilities": {"1": round(1 - p, 4), "2": p},
                   "confidence": round(abs(2 * p - 1), 4)}

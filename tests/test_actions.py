@@ -212,3 +212,25 @@ def test_put_replaces_planted_symlinks_instead_of_following_them(ws):
     ws.put("tests/test_b.py", "hidden")
     assert outside.read_text() == "outside" and not (ws.root.parent / "test_b.py").exists()
     assert (ws.root / "test_a.py").read_text() == "restored" and (ws.root / "tests" / "test_b.py").read_text() == "hidden"
+
+
+def digest_of(tmp_path, name, files: dict[str, bytes], links: dict[str, str] = {}):
+    root = tmp_path / name
+    root.mkdir()
+    for rel, content in files.items():
+        (root / rel).write_bytes(content)
+    for rel, target in links.items():
+        os.symlink(target, root / rel)
+    return act.Workspace(root).state()
+
+
+def test_the_workspace_digest_tells_different_workspaces_apart(tmp_path):
+    """Issue 19 B6: `name\\0content\\0` without lengths let a file whose content holds NUL
+    reproduce the digest of two files (the digest of an earlier green run: finish accepted on
+    code never tested); a file holding "link:X" reproduced a symlink to X."""
+    two = digest_of(tmp_path, "two", {"a.py": b"X", "b.py": b"Y"})
+    one = digest_of(tmp_path, "one", {"a.py": b"X\x00b.py\x00Y"})
+    link = digest_of(tmp_path, "link", {}, {"a.py": "/etc/passwd"})
+    file = digest_of(tmp_path, "file", {"a.py": b"link:/etc/passwd"})
+    assert len({two, one, link, file}) == 4
+    assert digest_of(tmp_path, "two-again", {"b.py": b"Y", "a.py": b"X"}) == two  # the same files, the same digest

@@ -9,8 +9,10 @@ import subprocess
 import sys
 import time
 
+import report
 from conftest import ROOT
 from fake_servers import FakeKoboldCpp, action
+from runlog import read_transcript
 
 BUGGY = "def fizzbuzz(n):\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    return str(n)\n"
 FIXED = "def fizzbuzz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    if n % 3 == 0:\n        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    return str(n)\n"
@@ -311,3 +313,32 @@ def test_a_solved_run_cannot_be_resumed(agent):
         run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url)
     again = agent.run(None, "--resume", str(run.run_dir))
     assert again.code == 2 and "already solved" in _one_line_error(again)
+
+
+def test_a_reply_with_a_line_separator_survives_show_report_and_resume(agent):
+    """Issue 19 B7: a reply holding U+2028 (raw, as JSON allows) was written raw and read back with
+    str.splitlines(): the record that wrote the test file was gone from --show, the report and
+    --resume, though its code ran. The transcript escapes such characters; and one written raw
+    (by an older version) is split at "\\n" only."""
+    thought = "tests first\u2028\u2029\x85\x1c then the code"
+    reply = json.dumps({"thought": thought, "action": "write_file", "path": "test_fizzbuzz.py", "content": TESTS},
+                       ensure_ascii=False)
+    with FakeKoboldCpp([reply]) as server:
+        first = agent.run(agent.write_task("fb.txt", TASK), "--server", server.url, "--max-steps", "1")
+    transcript = first.run_dir / "transcript.jsonl"
+    written = transcript.read_text(encoding="utf-8")
+    assert not set("\u2028\u2029\x85\x1c") & set(written)  # escaped: any line reader splits it right
+    assert thought in [(json.loads(line).get("action") or {}).get("thought") for line in written.splitlines()]
+    transcript.write_text(written.replace("\\u2028", "\u2028").replace("\\u2029", "\u2029").replace(
+        "\\u0085", "\x85"), encoding="utf-8")  # as it was written before: raw
+
+    replies = [e for e in read_transcript(first.run_dir) if e["type"] == "llm_reply"]
+    assert [e["action"]["path"] for e in replies] == ["test_fizzbuzz.py"]
+    shown = subprocess.run([sys.executable, str(ROOT / "run_task.py"), "--show", str(first.run_dir)],
+                           capture_output=True, text=True, timeout=60)
+    assert "action: write_file test_fizzbuzz.py" in shown.stdout, shown.stdout
+    assert "write_file test_fizzbuzz.py" in report.write_run_page(first.run_dir).read_text(encoding="utf-8")
+    with FakeKoboldCpp([action("finish", summary="done")]) as server:
+        agent.run(None, "--resume", str(first.run_dir), "--server", server.url, "--max-steps", "2")
+    history = server.bodies("/v1/chat/completions")[0]["messages"]
+    assert history[2] == {"role": "assistant", "content": reply}

@@ -19,6 +19,7 @@ import pytest
 from rich.console import Console
 
 import approval
+import console
 import decider as dm
 import llm_client
 from config import Config, SandboxConfig
@@ -101,8 +102,41 @@ def test_only_content_never_let_run_is_shown_again(tmp_path):
     assert proof["files"] == [] and proof["diff"] == ""
 
 
-def test_model_written_text_cannot_drive_the_terminal():
-    assert approval.printable("+x = 1\x1b[2J\x1b]0;pwned\x07\n") == "+x = 1\\x1b[2J\\x1b]0;pwned\\x07\n"
+# escape sequences, C1 controls, bidi embeddings/overrides/isolates/marks (Trojan Source), separators
+HOSTILE = {"\x1b[2J": "\\x1b[2J", "\x07": "\\x07", "\r": "\\x0d", "\x85": "\\x85", "\x9b": "\\x9b",
+           "\u202e": "\\u202e", "\u202a": "\\u202a", "\u2066": "\\u2066", "\u2069": "\\u2069",
+           "\u200e": "\\u200e", "\u200f": "\\u200f", "\u061c": "\\u061c", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+SOURCE = 'access = "user"\n' + "".join(f"x{n} = 1  # {raw}\n" for n, raw in enumerate(HOSTILE)) + "ok = 'é ✓'\n"
+
+
+def shows_it_all_escaped(screen: str) -> None:
+    raw = {text[0] for text in HOSTILE}
+    assert not raw & set(screen), [c for c in screen if c in raw]
+    for escaped in HOSTILE.values():
+        assert escaped in screen
+    assert "é ✓" in screen  # ordinary text stays as it is
+
+
+def test_the_approval_prompt_shows_model_text_escaped():
+    """Issue 19 B9: the prompt escaped control characters only, so U+202E/U+2066/U+2069 in a diff
+    reordered what the person read (Trojan Source)."""
+    screen = io.StringIO()
+    asks = approval.Approval({}, ask=True, decider=None, block=None, console=Console(file=screen, width=200),
+                             read=lambda prompt: "n")
+    assert asks.check("the model's run_tests", {"calc.py": SOURCE.encode()})["answer"] == "no"
+    shows_it_all_escaped(screen.getvalue())
+
+
+def test_the_console_shows_model_text_escaped():
+    """The same sanitizer on the console (live, --show, --follow): the thought, the diff, the observation."""
+    screen = io.StringIO()
+    render = console.Renderer(Console(file=screen, width=2000))
+    reply = json.dumps({"thought": "".join(HOSTILE) + " é ✓", "action": "write_file", "path": "calc.py",
+                        "content": SOURCE.replace("\u2028", "").replace("\u2029", "").replace("\x85", "")},
+                       ensure_ascii=False)  # the diff splits lines at those three: they are in the thought
+    render({"type": "llm_reply", "step": 1, "kind": "action", "error": None, "text": reply})
+    render({"type": "observation", "step": 1, "text": "Wrote calc.py" + "".join(HOSTILE)})
+    shows_it_all_escaped(screen.getvalue())
 
 
 # -- as a user types it -------------------------------------------------------------------------
@@ -237,6 +271,37 @@ def test_a_decider_alone_notes_every_run_in_a_batch_and_blocks_above_the_thresho
     assert res["hidden_tests"]["outcome"] == f"not run: {why}"
     assert ("blocked: the decision model said LOOK CLOSELY (0.96), above --decider-block 0.9; "
             "decision model said LOOK CLOSELY (p=0.96, ") in blocked.stdout
+
+
+SHELL_TEST = "import subprocess\nimport sys\n\ndef test_zzz():\n    subprocess.run([sys.executable, '-c', 'pass'])\n"
+
+
+@pytest.mark.parametrize("notes, asked, block", [
+    ("".join(f"# note {n}\n" for n in range(100)), True, "0.9"),  # more than 60 lines
+    ("".join(f"# {n:04d}{'.' * 90}\n" for n in range(100)), False, "1")])  # more than 6,000 characters
+def test_the_decider_sees_everything_that_will_run_or_the_run_is_blocked(clone, notes, asked, block):
+    """Issue 19 B8: the decider read the diff cut to 60 lines and 6,000 characters, files by name;
+    a long aaa_notes.py pushed test_zzz_shell.py, which starts a subprocess, out of its view, and
+    --decider-block let it run. Now it reads the whole diff; one longer than it reads is not sent:
+    the note is LOOK CLOSELY at once, and --decider-block blocks it, whatever the threshold."""
+    script = [action("write_file", path="aaa_notes.py", content=notes),
+              action("write_file", path="test_zzz_shell.py", content=SHELL_TEST), action("run_tests")]
+    with FakeSystemOne([{"look_if": "subprocess.run", "p": 0.96}] * 9) as jeff, FakeKoboldCpp(script) as model:
+        proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", model.url, "--run-id", "hidden",
+                    "--decider", jeff.url, "--decider-block", block, "--max-steps", "3")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    asked_for = events(clone, "hidden", "approval")
+    assert [e["answer"] for e in asked_for] == ["blocked", "blocked"]  # the model's run_tests, the hidden tests
+    assert events(clone, "hidden", "test_run") == []  # the model's code never ran
+    note = asked_for[0]["decider"]
+    assert note["label"] == "LOOK CLOSELY" and note["probability"] == (0.96 if asked else 1.0)
+    if asked:
+        assert "subprocess.run" in jeff.bodies("/v1/systemone")[0]["state"]
+        assert asked_for[0]["reason"] == "the decision model said LOOK CLOSELY (0.96), above --decider-block 0.9"
+    else:
+        assert jeff.bodies("/v1/systemone") == []
+        assert asked_for[0]["reason"].startswith("the decision model was not asked: the changes are ")
+    assert result(clone, "hidden")["hidden_tests"]["outcome"].startswith("not run: the tests were not run: ")
 
 
 def test_a_decider_that_is_down_does_not_stop_the_run(clone):

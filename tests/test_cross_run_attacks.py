@@ -298,3 +298,86 @@ def test_a_types_module_in_the_workspace_cannot_stand_in_for_pytest(sandbox, ws,
     r = play(sandbox, ws, scratch / "side", {"types.py": FAKE_TYPES, "calc.py": BROKEN_CALC, "test_calc.py": TEST_CALC})
     print(r.outcome, r.exit_code, r.counts())
     assert not r.ok, "wrong code reported green by a fake pytest loaded from the workspace's types.py"
+
+
+# Kernel state: the user keyring of the test user (uid 65534 as root) is one for every run, on
+# every layer, and outlives each run. Issue 19 B10: a judged worker stored a hidden input with
+# add_key and the next run's test read it. Model code here calls the keyring syscalls directly.
+KEYRING = """
+    import ctypes, platform
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    ADD_KEY, KEYCTL = {{"x86_64": (248, 250), "aarch64": (217, 219)}}[platform.machine()]
+    USER_KEYRING, SEARCH, READ = -4, 10, 11
+
+    def store(name, value):
+        key = libc.syscall(ADD_KEY, b"user", name.encode(), value.encode(), len(value), USER_KEYRING)
+        return "stored" if key >= 0 else "add_key: errno %d" % ctypes.get_errno()
+
+    def fetch(name):
+        key = libc.syscall(KEYCTL, SEARCH, USER_KEYRING, b"user", name.encode(), 0)
+        if key < 0:
+            return "search: errno %d" % ctypes.get_errno()
+        value = ctypes.create_string_buffer(200)
+        size = libc.syscall(KEYCTL, READ, key, value, 200)
+        return value.raw[:size].decode()
+
+    def forget(name):  # the test's own cleanup, should a key have been stored
+        key = libc.syscall(KEYCTL, SEARCH, USER_KEYRING, b"user", name.encode(), 0)
+        if key >= 0:
+            libc.syscall(KEYCTL, 21, key)  # KEYCTL_INVALIDATE
+"""
+
+
+def test_a_key_stored_by_one_run_or_the_judged_worker_cannot_be_read_by_the_next(sandbox, ws, scratch):
+    import judge
+    plain, judged = f"tdd-{uuid.uuid4().hex[:12]}", f"tdd-{uuid.uuid4().hex[:12]}"
+    keep = KEYRING.format()
+    try:
+        first = play(sandbox, ws, scratch / "side", {"keep.py": keep, "test_store.py": f"""
+            from keep import store
+            def test_store():
+                assert False, "stored? " + store("{plain}", "the hidden input")
+        """})
+        final = scratch / "final"
+        final.mkdir()
+        (final / "keep.py").write_text(textwrap.dedent(keep))
+        hidden = ("from keep import store\n\ndef test_hidden():\n"
+                  f"    assert store('{judged}', 'the judged input') == 'x'\n")
+        worker = judge.run_judged(sandbox, final, {"test_hidden.py": hidden}, scratch / "judged")
+        second = play(sandbox, ws, scratch / "side", {"keep.py": keep, "test_fetch.py": f"""
+            from keep import fetch
+            def test_fetch():
+                assert False, "fetched: " + fetch("{plain}") + " | " + fetch("{judged}")
+        """})
+    finally:
+        play(sandbox, ws, scratch / "side", {"keep.py": keep, "test_forget.py": f"""
+            from keep import forget
+            def test_forget():
+                forget("{plain}"), forget("{judged}")
+        """})
+    print(f"first: {first.output[-300:]}\njudged: {worker.output[-300:]}\nsecond: {second.output[-300:]}")
+    assert "fetched: search: errno 1 | search: errno 1" in second.output, second.output  # nothing crossed
+    assert "stored? add_key: errno 1" in first.output, first.output  # EPERM: the kernel keyrings are off
+    assert "AssertionError: assert 'add_key: errno 1' == 'x'" in worker.output, worker.output  # in the worker too
+
+
+# The same calls through the 32-bit ABI (int 0x80), which a 64-bit x86 process may use: the
+# filter checks each ABI's own numbers (i386 keyctl is 288, not 250).
+INT80_KEYCTL = """
+    import ctypes, mmap
+    def test_int80():
+        # mov eax, 288 (keyctl); xor ebx, ebx (KEYCTL_GET_KEYRING_ID); mov ecx, -4 (the user keyring);
+        # xor edx, edx; int 0x80; ret
+        code = bytes.fromhex("b820010000" "31db" "b9fcffffff" "31d2" "cd80" "c3")
+        page = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        page.write(code)
+        call = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+        assert False, "keyctl via int 0x80: %d" % call()
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the 32-bit x86 ABI")
+def test_the_32_bit_syscall_abi_cannot_reach_the_keyrings_either(sandbox, ws, scratch):
+    r = play(sandbox, ws, scratch / "side", {"test_int80.py": INT80_KEYCTL})
+    assert "keyctl via int 0x80: -1" in r.output, r.output  # -EPERM, not the keyring's id

@@ -176,3 +176,19 @@ def test_a_full_disk_ends_the_run_with_a_status_not_a_traceback(scratch, sandbox
     assert result["status"] == "unsolved"  # the script ran out: prose, nudges, then it stopped
     err = capsys.readouterr().err
     assert err.count("error: the transcript could not be written: [Errno 28]") == 1
+
+
+def test_finish_after_resume_runs_the_tests_again(scratch, sandbox):
+    """Issue 19: after --resume, finish accepted the green run read back from the transcript
+    without running the tests, while the README says `finish` re-runs them first (the run may go
+    on under another sandbox or interpreter than the one that ran them)."""
+    script = [action("write_file", path="stats.py", content=GOOD_STATS), action("run_tests")]
+    first, result, _ = run(scratch, sandbox, script, max_steps=2, prove_tests=False)
+    assert result["status"] == "step_limit" and result["last_test_run"]["passed"] > 0
+    config = Config(runs_dir=str(scratch / "runs"), max_steps=3, prove_tests=False)
+    resumed = Orchestrator(load_task(STATS), ScriptedBackend([action("finish", summary="fixed")]), sandbox, config,
+                           first.run_dir, say=lambda line: None, resume=True).run()
+    events = [e["type"] for e in read_transcript(first.run_dir)]
+    after = events[events.index("resume"):]
+    assert after[:after.index("finish_accepted")].count("test_run") == 1, after
+    assert resumed["status"] == "solved"

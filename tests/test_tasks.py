@@ -10,7 +10,7 @@ import pytest
 
 from config import ConfigError, SandboxConfig
 from conftest import ROOT
-from sandbox import Sandbox
+from sandbox import Sandbox, put_file
 from tasks import load_task
 
 EXAMPLES = ROOT / "example_tasks"
@@ -33,6 +33,24 @@ def test_folder_task_reads_repo_and_hidden_tests():
     assert set(task.spec.files) == {"stats.py", "test_stats.py"}
     assert set(task.spec.hidden_tests) == {"test_stats_hidden.py"}
     assert task.protected_files() == {"test_stats.py"}
+
+
+def test_folder_task_files_keep_their_bytes(tmp_path):
+    """Issue 19: a lone "\\r" in a data file became "\\n" (universal newlines), so the workspace
+    and the hidden tests were not the task's files."""
+    folder = tmp_path / "t"
+    (folder / "repo").mkdir(parents=True)
+    (folder / "hidden_tests").mkdir()
+    (folder / "task.txt").write_text("Parse the data.\r\n")
+    data, hidden = b"a\rb\r\nc\n\r", b"def test_crlf():\r\n    assert True\r\n"
+    (folder / "repo" / "data.txt").write_bytes(data)
+    (folder / "hidden_tests" / "test_cr.py").write_bytes(hidden)
+    task = load_task(folder)
+    assert task.spec.files["data.txt"].encode() == data
+    assert task.spec.hidden_tests["test_cr.py"].encode() == hidden
+    put_file(tmp_path / "workspace", "data.txt", task.spec.files["data.txt"])  # as the run's workspace gets it
+    assert (tmp_path / "workspace" / "data.txt").read_bytes() == data
+    assert task.spec.prompt == "Parse the data."
 
 
 def test_folder_task_yaml_overrides(tmp_path):
