@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import typing
 from pathlib import Path
@@ -149,4 +150,7 @@ def main(argv: Optional[list[str]] = None) -> int:
 
 
 if __name__ == "__main__":
+    # Ctrl-C is ours however we were started: a shell without job control starts a background job
+    # with SIGINT ignored, and then Python installs no KeyboardInterrupt handler of its own.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.exit(main())

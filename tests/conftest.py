@@ -29,6 +29,9 @@ from sandbox import Sandbox  # noqa: E402
 LAYERS = (["basic"] + (["basic+namespaces"] if isolation.unshare_works() else [])
           + (["basic+namespaces+warm"] if isolation.unshare_works() and os.getuid() == 0 else [])
           + (["bwrap"] if isolation.bwrap_works() else []))
+# Starts a command with SIGINT ignored, as a shell without job control starts a background job
+# (`cmd &` in a script); exec keeps an ignored signal ignored.
+SIGINT_IGNORED = ["sh", "-c", 'trap "" INT; exec "$@"', "sh"]
 
 
 def layer_sandbox(layer: str, **limits) -> Sandbox:

@@ -18,7 +18,7 @@ import yaml
 import isolation
 from batch import find_tasks, open_servers
 from config import Config, ConfigError
-from conftest import ROOT
+from conftest import ROOT, SIGINT_IGNORED
 from fake_servers import FakeKoboldCpp, FakeLlamaServer, PerTaskKoboldCpp, action
 from test_cli_as_typed import clone, user  # noqa: F401  (the fixture and the user's command)
 
@@ -234,6 +234,26 @@ def test_ctrl_c_stops_the_batch_and_resume_finishes_only_what_is_not_done(clone)
     assert after["alpha"] == before["alpha"] and after["beta"] == before["beta"] + 3  # the finished run is not run again
     result = json.loads((clone / "runs" / "stopped" / "beta" / "result.json").read_text())
     assert result["steps"] == 4 and result["sandbox"] == "basic"
+
+
+def test_ctrl_c_stops_a_batch_started_with_sigint_ignored(clone):
+    """As a script's background job starts it: the batch and its runs make SIGINT their own."""
+    write_tasks(clone, {"beta": 2})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
+    with PerTaskKoboldCpp({"beta": [solve("beta", 2)[0], {"delay": 120, "text": "x"}]}) as server:
+        batch = subprocess.Popen([*SIGINT_IGNORED, sys.executable, "run_task.py", "--batch", "batch_tasks", "--server",
+                                  server.url, "--batch-id", "ignored", "--isolation", "basic"], cwd=clone, env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        transcript = clone / "runs" / "ignored" / "beta" / "transcript.jsonl"
+        wait_for(lambda: transcript.exists() and transcript.read_text().count('"llm_request"') == 2)
+        batch.send_signal(signal.SIGINT)
+        try:
+            out, err = batch.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            batch.kill()
+            out, err = batch.communicate()
+    assert batch.returncode == 1, out + err
+    assert statuses(summary(clone, "ignored")) == {"beta": "interrupted"}
 
 
 EXAMPLES = {"bank": "overdraft", "invoice": "invoice_total", "stats": "bugs in stats.py", "todo": "todo app",
