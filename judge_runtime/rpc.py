@@ -235,6 +235,9 @@ class Connection:
         self._mirrors: dict[int, type] = {}     # their exception class handle -> local class
         self.broken: RpcError | None = None
         self._turn = threading.RLock()
+        self.local_bases: dict[int, type] = {}   # their class handle -> our base for the tests' subclasses
+        self.subclasses: dict = {}               # (worker) their token -> our subclass; (judge) token -> test class
+        self.wrappers: dict[int, object] = {}    # (judge) their handle -> the test's subclass instance
         self.origins: list = []  # weak references to proxies read from a module (found again in a new worker)
 
     # --- transport ------------------------------------------------------------------------
@@ -464,6 +467,20 @@ class Connection:
             import importlib
             (name,) = args
             return importlib.import_module(name)
+        if op == "members" and not guarded:
+            (cls,) = args
+            return _members(cls)
+        if op == "subclass" and not guarded:
+            base, name, token, overrides, dispatch = args
+            sub = _make_subclass(base, name, overrides, dispatch)
+            self.subclasses[sub] = token
+            return sub
+        if op == "new" and not guarded:
+            sub, call_args, kwargs = args
+            return sub.__new__(sub) if sub.__new__ is object.__new__ else sub.__new__(sub, *call_args, **kwargs)
+        if op == "super" and not guarded:
+            sub, obj, name, call_args, kwargs = args
+            return getattr(super(sub, obj), name)(*call_args, **kwargs)
         raise PermissionError(f"operation {op!r} is not served here")
 
     def _is_exported(self, obj) -> bool:
@@ -527,6 +544,10 @@ class Connection:
             if obj._rpc_conn is self:
                 return {"$": "yours", "h": obj._rpc_handle}
             raise TypeError("a proxy of another connection cannot be sent")
+        if self.guarded and isinstance(obj, ModelSubclass):
+            return self._enc(obj._rpc_obj, memo)
+        if self.guarded and isinstance(obj, type) and issubclass(obj, ModelSubclass):
+            return self._enc(_worker_subclass(obj), memo)
         if t is _MirrorMeta and obj._rpc_conn is self:
             return {"$": "yours", "h": obj._rpc_handle}
         if t is bytearray:
@@ -600,6 +621,10 @@ class Connection:
         special = _special_methods(t)
         if special != _OPTIONAL.keys():
             desc["d"] = sorted(special)
+        if not self.guarded and self.subclasses:
+            token = self.subclasses.get(t) if t in self.subclasses else None
+            if token is not None:
+                desc["w"] = token
         if issubclass(t, types.ModuleType):
             desc.update(k="module", n=str(types.ModuleType.__getattribute__(obj, "__name__")),
                         p=hasattr(obj, "__path__"))
@@ -700,7 +725,16 @@ class Connection:
         kind = desc.get("k", "obj")
         if kind == "excclass":
             return self._mirror_class(handle, desc)
+        wrapper = self.wrappers.get(handle)
+        if wrapper is not None:
+            return wrapper
         proxy = self._proxies.get(handle)
+        if proxy is None and self.guarded and desc.get("w") is not None:
+            cls = self.subclasses.get(desc["w"])
+            _check(cls is not None, "a subclass the judge never made")
+            wrapper = object.__new__(cls)
+            _bind(wrapper, _remote_class(_OPTIONAL.keys())(self, handle), self)
+            return wrapper
         if proxy is None:
             if kind == "module":
                 _check(type(desc.get("n")) is str and type(desc.get("p")) is bool, "module reference")
@@ -1153,17 +1187,25 @@ def _same_side(a, b) -> bool:
     return (type(b) in _REMOTE_TYPES or type(b) is ModuleProxy) and b._rpc_conn is a._rpc_conn
 
 
+def _model_side(conn, x) -> bool:
+    """An object of the model's code on this connection: a proxy, or a test's subclass instance."""
+    if type(x) in _REMOTE_TYPES or type(x) is ModuleProxy:
+        return x._rpc_conn is conn
+    return isinstance(x, ModelSubclass) and x._rpc_obj._rpc_conn is conn
+
+
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "matmul": "@", "truediv": "/", "floordiv": "//", "mod": "%",
             "divmod": "divmod()", "lshift": "<<", "rshift": ">>", "and": "&", "xor": "^", "or": "|", "pow": "**",
             "contains": "in"}
 
 
-def _operand(proxy, other, op: str) -> None:
+def _operand(proxy, other, op: str) -> None:  # noqa: C901
     """The rule of the verdict: an operator never hands a value of the tests to the model's code
     (it would decide `mean(xs) - 2.5` knowing 2.5). Between two of the model's objects the
     operator is the model's; the other way round (the model's code using a test's object) the
     test's own code decides, so only the judge's proxies refuse."""
-    if object.__getattribute__(proxy, "_rpc_conn").guarded and not _same_side(proxy, other):
+    conn = object.__getattribute__(proxy, "_rpc_conn")
+    if conn.guarded and not _model_side(conn, other):
         raise TypeError(f"the judge never hands a test's value to the model's code through an operator "
                         f"({_SYMBOLS.get(op, op)} between an object of the model's code and "
                         f"{type(other).__name__}): return builtin values (int, float, str, list ...) to compare")
@@ -1216,10 +1258,17 @@ class Remote:
         return _typed(_ask(self, "op", "format", self, spec), (str,), "format()")
 
     def __instancecheck__(self, obj):
-        return _same_side(self, obj) and _typed(_ask(self, "op", "isinstance", obj, self), (bool,), "isinstance()")
+        return _model_side(self._rpc_conn, obj) and _typed(_ask(self, "op", "isinstance", obj, self), (bool,),
+                                                           "isinstance()")
 
     def __subclasscheck__(self, cls):
+        if isinstance(cls, type) and issubclass(cls, ModelSubclass) and cls._rpc_class._rpc_conn is self._rpc_conn:
+            cls = _worker_subclass(cls)
         return _same_side(self, cls) and _typed(_ask(self, "op", "issubclass", cls, self), (bool,), "issubclass()")
+
+    def __mro_entries__(self, bases):
+        """`class Mine(lib.Cache)` in a test: the base is a local class standing for it."""
+        return (_local_base(self),)
 
     __hash__ = object.__hash__
 
@@ -1356,6 +1405,223 @@ def _special_methods(t) -> frozenset:
     except Exception:
         return frozenset(_OPTIONAL)
     return frozenset(n for n in _OPTIONAL if any(n in d for d in dicts))
+
+
+# ---------------------------------------------------------------------------------------------
+# A test's subclass of a class of the model's code (`class Recording(cache.Cache)`, as cachetools'
+# own suite does). The test's class derives from a local base that stands for the model's class;
+# each instance lives in the worker as an instance of a subclass made there, whose methods that
+# the test's class defines call back into the judge. So the model's code calls the test's
+# overrides, super() in the test reaches the model's methods, and `type(self)(...)` in the
+# model's code makes an instance of the test's class. Each side keeps the attributes it sets
+# (the test's in its instance, the model's in the worker); a read the owner cannot answer asks
+# the other side. Operators follow the rule of the verdict: never with a test's value.
+
+class ModelSubclass:
+    """Base of the local bases (one per class of the model's code that a test subclasses)."""
+
+    _rpc_class = None  # the proxy of the model's class, on each local base
+
+    def __new__(cls, *args, **kwargs):
+        sub = _worker_subclass(cls)
+        made = sub._rpc_conn.request("new", sub, args, kwargs)  # comes back as an instance of cls (_proxy)
+        if type(made) is not cls:
+            raise TypeError(f"{cls.__name__}.__new__ in the model's code made no {cls.__name__}")
+        return made
+
+    def __getattr__(self, name):
+        """What the model's code set on the instance (self.size), or a member of its class."""
+        if name.startswith("_rpc"):
+            raise AttributeError(name)
+        return getattr(object.__getattribute__(self, "_rpc_obj"), name)
+
+
+def _bind(wrapper, obj, conn) -> None:
+    object.__setattr__(wrapper, "_rpc_obj", obj)
+    conn.wrappers[obj._rpc_handle] = wrapper
+
+
+def _local_base(remote_class) -> type:
+    """The local class that stands for a class of the model's code (one per class)."""
+    conn = remote_class._rpc_conn
+    base = conn.local_bases.get(remote_class._rpc_handle)
+    if base is None:
+        members = _typed(conn.request("members", remote_class), (list,), "members")
+        name = _typed(getattr(remote_class, "__name__"), (str,), "__name__")
+        namespace = {"_rpc_class": remote_class, "__qualname__": name, "__module__": "model_code",
+                     "__init__": _forward("__init__")}
+        for entry in members:
+            _check(type(entry) is list and len(entry) == 2 and all(type(x) is str for x in entry), "member")
+            member, kind = entry
+            if not member.isidentifier() or member.startswith("_rpc"):
+                continue
+            if kind == "method":
+                namespace[member] = _forward(member)
+            elif kind == "none":
+                namespace[member] = None
+            else:
+                namespace[member] = _ClassMember(member)
+        base = conn.local_bases[remote_class._rpc_handle] = type(name, (ModelSubclass,), namespace)
+    return base
+
+
+def _forward(name: str):
+    """A method of the model's class, run on the instance in the worker (super().name() too)."""
+    binary = name in _BINARY_SPECIALS
+
+    def method(self, *args, **kwargs):
+        __tracebackhide__ = True
+        obj = object.__getattribute__(self, "_rpc_obj")
+        if binary and args and not _model_side(obj._rpc_conn, args[0]):
+            if name in _COMPARISONS:
+                return NotImplemented
+            _operand(obj, args[0], name.strip("_"))
+        return obj._rpc_conn.request("super", _worker_subclass(type(self)), obj, name, args, kwargs)
+    method.__name__ = name
+    return method
+
+
+class _ClassMember:
+    """A class attribute, static or class method of the model's class (Cache.LIMIT,
+    Cache.sized), read from the instance in the worker or from the worker's subclass."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        if obj is not None:
+            return getattr(object.__getattribute__(obj, "_rpc_obj"), self.name)
+        return getattr(_worker_subclass(cls), self.name)
+
+
+_COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"})
+_BINARY_SPECIALS = _COMPARISONS | {f"__{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
+                                                           "divmod", "lshift", "rshift", "and", "xor", "or", "pow",
+                                                           "contains")} \
+    | {f"__r{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod", "lshift",
+                               "rshift", "and", "xor", "or", "pow")}
+_MEMBER_SPECIALS = _BINARY_SPECIALS | {"__init__", "__repr__", "__str__", "__len__", "__iter__", "__next__",
+                                       "__reversed__", "__getitem__", "__setitem__", "__delitem__", "__missing__",
+                                       "__call__", "__hash__", "__bool__", "__enter__", "__exit__", "__neg__",
+                                       "__pos__", "__abs__", "__invert__", "__index__", "__int__", "__float__"}
+_OWN_NAMES = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__",
+                        "_rpc_class", "_rpc_sub", "_rpc_overrides", "__init_subclass__", "__classcell__"})
+
+
+def _worker_subclass(cls):
+    """The worker's subclass for a test's class: made on first use, with a stub for each name the
+    test's classes (between cls and the local base) define."""
+    sub = cls.__dict__.get("_rpc_sub")
+    if sub is not None:
+        return sub
+    base = next(k for k in cls.__mro__ if k.__dict__.get("_rpc_class") is not None)
+    conn = base._rpc_class._rpc_conn
+    overrides, names = [], set()
+    for klass in cls.__mro__:
+        if klass is base:
+            break
+        for name, value in vars(klass).items():
+            if name in names or name in _OWN_NAMES or (_is_dunder(name) and name not in _MEMBER_SPECIALS):
+                continue
+            names.add(name)
+            kind = ("static" if isinstance(value, staticmethod) else "classmethod" if isinstance(value, classmethod)
+                    else "property" if hasattr(type(value), "__set__") else "method" if callable(value) else "data")
+            overrides.append([name, kind, value if kind == "data" and _plain(value) else None])
+    token = len(conn.subclasses) + 1
+    conn.subclasses[token] = cls
+    sub = conn.request("subclass", base._rpc_class, cls.__name__, token, overrides, _dispatch)
+    type.__setattr__(cls, "_rpc_sub", sub)
+    type.__setattr__(cls, "_rpc_overrides", frozenset(names))
+    conn.subclasses[("class", sub._rpc_handle)] = cls
+    return sub
+
+
+def _plain(value) -> bool:
+    return type(value) in (type(None), bool, int, float, str, bytes, tuple, frozenset)
+
+
+def _dispatch(mode: str, name: str, target, args: tuple, kwargs: dict):
+    """The worker's subclass calling the test's class: only a name the test's class defines, on
+    an instance (or the class) of a test's subclass; or, for mode "local", an attribute the
+    test's code set on the instance."""
+    instance = isinstance(target, ModelSubclass)
+    cls = type(target) if instance else target
+    if not (isinstance(cls, type) and issubclass(cls, ModelSubclass) and type(args) is tuple and type(kwargs) is dict):
+        raise PermissionError("the worker may call back only the tests' own subclasses")
+    if mode == "local":
+        if not instance or type(name) is not str or name.startswith("_rpc"):
+            raise AttributeError(name)
+        try:
+            return object.__getattribute__(target, "__dict__")[name]
+        except KeyError:
+            raise AttributeError(name) from None
+    if name not in cls.__dict__.get("_rpc_overrides", ()):
+        raise PermissionError(f"{name!r} is not defined by the tests' class")
+    if mode == "set" and instance:
+        object.__setattr__(target, name, args[0])
+        return None
+    value = getattr(target, name)
+    return value if mode == "get" else value(*args, **kwargs)
+
+
+def _members(cls) -> list:
+    """(worker) The public members and the special methods of a class, and their kind, so the judge
+    can make a local base that stands for it."""
+    found = []
+    mro = type.__getattribute__(cls, "__mro__")
+    for name in dir(cls):
+        if type(name) is not str or (name.startswith("_") and name not in _MEMBER_SPECIALS):
+            continue
+        owner = next((k for k in mro if name in vars(k)), None)
+        if owner is None or owner is object:
+            continue
+        value = vars(owner)[name]
+        kind = ("none" if value is None else "static" if isinstance(value, staticmethod)
+                else "classmethod" if isinstance(value, classmethod)
+                else "data" if not callable(value) or hasattr(type(value), "__set__") else "method")
+        found.append([name, kind])
+    return found
+
+
+def _make_subclass(base, name: str, overrides: list, dispatch):
+    """(worker) A subclass of the model's class whose methods the test's class defines call back."""
+    namespace = {}
+    for entry in overrides:
+        member, kind, value = entry
+        if kind == "method":
+            namespace[member] = _stub(member, dispatch)
+        elif kind == "property":
+            namespace[member] = property(lambda self, n=member: dispatch("get", n, self, (), {}),
+                                         lambda self, v, n=member: dispatch("set", n, self, (v,), {}))
+        elif kind == "classmethod":
+            namespace[member] = classmethod(lambda cls, *a, n=member, **k: dispatch("call", n, cls, a, k))
+        elif kind == "static":
+            namespace[member] = staticmethod(lambda *a, n=member, **k: dispatch("call", n, sub, a, k))
+        else:
+            namespace[member] = value
+    own_getattr = namespace.get("__getattr__")
+
+    def __getattr__(self, attr):
+        """What the test's code set on the instance, else the model's class's own __getattr__."""
+        if own_getattr is None and not attr.startswith("__"):
+            try:
+                return dispatch("local", attr, self, (), {})
+            except AttributeError:
+                pass
+        fallback = own_getattr or getattr(super(sub, self), "__getattr__", None)
+        if fallback is None:
+            raise AttributeError(attr)
+        return fallback(self, attr) if own_getattr else fallback(attr)
+    namespace["__getattr__"] = __getattr__
+    sub = type(name, (base,), namespace)
+    return sub
+
+
+def _stub(name: str, dispatch):
+    def method(self, *args, **kwargs):
+        return dispatch("call", name, self, args, kwargs)
+    method.__name__ = name
+    return method
 
 
 class ModuleProxy(types.ModuleType):

@@ -438,3 +438,101 @@ def test_test_threads_call_the_models_code_at_once(sandbox, scratch):
     assert plain(sandbox, scratch, files, tests).ok
     result = judged(sandbox, scratch, files, tests)
     assert result["ok"] and result["passed"] == 2, result["output"]
+
+
+CACHE = {"cache.py": """
+    class Cache:
+        LIMIT = 10
+        def __init__(self, size):
+            self.size = size
+            self.data = {}
+        def __len__(self):
+            return len(self.data)
+        def __contains__(self, key):
+            return key in self.data
+        def put(self, key, value):
+            if len(self.data) >= self.size:
+                self.evict()
+            self.data[key] = value
+        def evict(self):
+            self.data.pop(next(iter(self.data)))
+        def get(self, key):
+            return self.data.get(key)
+        def copy(self):
+            new = type(self)(self.size)
+            new.data = dict(self.data)
+            return new
+        @classmethod
+        def sized(cls, n):
+            return cls(n)
+        @property
+        def full(self):
+            return len(self.data) >= self.size
+"""}
+
+
+def test_a_test_subclasses_a_class_of_the_models_code(sandbox, scratch):
+    """As cachetools' suite does (class TTLTestCache(TTLCache)): the test's overrides are called
+    by the model's code, super() reaches the model's methods, the model's code makes instances
+    of the test's class (type(self)(...)), isinstance holds both ways."""
+    tests = {"test_cache.py": """
+        from cache import Cache
+        class Recording(Cache):
+            def __init__(self, size, label="r"):
+                super().__init__(size)
+                self.label = label
+                self.evicted = []
+            def evict(self):
+                self.evicted.append(sorted(self.data)[0])
+                super().evict()
+        class Strict(Recording):
+            def put(self, key, value):
+                if value is None:
+                    raise ValueError("no None")
+                super().put(key, value)
+        def test_override_called_by_the_models_code():
+            r = Recording(2)
+            for k in "abc":
+                r.put(k, 1)
+            assert r.evicted == ["a"] and len(r) == 2 and r.get("c") == 1 and r.get("b") == 1 and r.full
+        def test_isinstance_and_state():
+            r = Recording(1, label="x")
+            assert isinstance(r, Recording) and isinstance(r, Cache) and issubclass(Recording, Cache)
+            assert r.label == "x" and r.size == 1 and Recording.LIMIT == 10 and r.LIMIT == 10
+        def test_the_models_code_makes_the_subclass():
+            r = Recording(3)
+            r.put("a", 1)
+            c = r.copy()
+            assert type(c) is Recording and c.get("a") == 1 and c is not r
+            assert type(Recording.sized(4)) is Recording and Recording.sized(4).size == 4
+        def test_two_levels():
+            s = Strict(1)
+            s.put("a", 1)
+            s.put("b", 2)
+            assert s.evicted == ["a"]
+            import pytest
+            with pytest.raises(ValueError, match="no None"):
+                s.put("c", None)
+    """}
+    assert plain(sandbox, scratch, CACHE, tests).ok
+    result = judged(sandbox, scratch, CACHE, tests)
+    assert result["ok"] and result["passed"] == 4, result["output"]
+
+
+def test_a_subclass_of_the_models_class_decides_nothing_with_a_test_value(sandbox, scratch):
+    files = {"num.py": """
+        class Num:
+            def __init__(self, v):
+                self.v = v
+            def __eq__(self, other):
+                return True
+            __hash__ = None
+    """}
+    tests = {"test_num.py": """
+        from num import Num
+        class Mine(Num):
+            pass
+        def test_equal():
+            assert Mine(1) == 2
+    """}
+    attack(sandbox, scratch, files, tests, failed=1)
