@@ -9,6 +9,7 @@ is written. stdlib + pytest only: this runs in the sandbox interpreter.
 """
 from __future__ import annotations
 
+import builtins
 import ctypes
 import importlib.machinery
 import importlib.util
@@ -90,13 +91,18 @@ def kill_descendants() -> None:
     sweep.kill_tree(os.getpid(), set())
 
 
+BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
+_UNSET = object()
+REAL_POPEN = subprocess.Popen  # the tests' Popen is JudgedPopen (below); ours is the real one
+
+
 def launch(spec: dict) -> tuple[subprocess.Popen, int, int]:
     """Start one worker: the process, and our ends of its two pipes (read, write)."""
     to_worker = os.pipe()
     from_worker = os.pipe()
     log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
     try:
-        proc = subprocess.Popen(
+        proc = REAL_POPEN(
             [*spec["argv"], str(to_worker[0]), str(from_worker[1])], cwd=spec["workspace"],
             env=spec["env"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             pass_fds=(to_worker[0], from_worker[1]), start_new_session=True)
@@ -184,7 +190,7 @@ class Worker:
             read_fd, write_fd = self.spawner.start()
         else:
             self.proc, read_fd, write_fd = launch(self.spec)
-        self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None}  # a new worker starts from the base state
+        self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None, "builtins": {}}  # a new worker starts from the base state
         self.conn = rpc.Connection(os.fdopen(read_fd, "rb"), os.fdopen(write_fd, "wb"), guarded=True,
                                    outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
                                    trusted_folder=TESTS_DIR)
@@ -279,6 +285,11 @@ class Worker:
         if stdin is not self.sent["stdin"]:
             self.sent["stdin"] = stdin
             state["stdin"] = None if stdin is None else self.conn.encode_value(stdin)
+        patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
+        if patched.keys() != self.sent["builtins"].keys() or any(self.sent["builtins"][k] is not v
+                                                                   for k, v in patched.items()):
+            self.sent["builtins"] = patched  # mock.patch("builtins.print"): the model's print is the test's mock
+            state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
         if state:
             msg["s"] = state
 
@@ -338,6 +349,34 @@ class Worker:
 WORKER = Worker(SPEC)
 TESTS_DIR = os.getcwd()
 MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
+
+
+class JudgedPopen(subprocess.Popen):
+    """subprocess.Popen in the judge. A command that runs the sandbox interpreter (a test running
+    `python -m slugify ...`) runs the model's code: it starts in the worker, confined as the
+    model's code is, and the test gets a proxy of that Popen (communicate, wait, returncode: the
+    values come back as any value does). Other commands start here, as before."""
+
+    def __new__(cls, args, *rest, **kwargs):
+        if not _runs_python(args, kwargs):
+            return super().__new__(cls)
+        cwd = kwargs.get("cwd")
+        if cwd is not None and os.path.abspath(os.fspath(cwd)).startswith(TESTS_DIR + os.sep):
+            kwargs.pop("cwd")  # the judge's folder is not the worker's: run where the model's code is
+        return WORKER.connection().request("popen", list(map(os.fspath, args)), rest, kwargs)
+
+
+def _runs_python(args, kwargs) -> bool:
+    if kwargs.get("shell") or kwargs.get("executable") or isinstance(args, (str, bytes)) or not args:
+        return False
+    try:
+        program = os.fspath(args[0])
+    except TypeError:
+        return False
+    return type(program) is str and os.path.realpath(program) == os.path.realpath(sys.executable)
+
+
+subprocess.Popen = JudgedPopen
 
 
 class WorkspaceFinder:

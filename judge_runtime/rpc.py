@@ -105,6 +105,16 @@ _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "_
 _WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
 
 
+def _method_on_type(obj, name: str) -> bool:
+    """Whether obj's type defines `name` as a method (not a data attribute or a property)."""
+    for klass in type.__getattribute__(type(obj), "__mro__"):
+        value = type.__getattribute__(klass, "__dict__").get(name)
+        if value is not None:
+            return isinstance(value, (classmethod, staticmethod)) or (callable(value)
+                                                                      and not hasattr(type(value), "__set__"))
+    return False
+
+
 def _on_type(obj, name: str) -> bool:
     """Whether `name` is defined by obj's type (a slot or a descriptor), not by obj itself."""
     return any(name in type.__getattribute__(k, "__dict__") for k in type.__getattribute__(type(obj), "__mro__"))
@@ -403,6 +413,9 @@ class Connection:
             mark = len(memo.objs)
             try:
                 reply["v"] = self._enc(result, memo)
+                if op == "getattr" and not self.guarded and reply["v"].get("$") in ("list", "dict", "set") \
+                        if type(reply["v"]) is dict else False:
+                    reply["v"]["h"] = self._export(result)["h"]  # shared state: the judge's copy passes changes on
             except RecursionError:
                 memo.rollback(mark)
                 raise TypeError("a result too deeply nested to send") from None
@@ -436,6 +449,13 @@ class Connection:
             self._check_name(target, name, write=True)
             delattr(target, name)
             return None
+        if op == "method":
+            target, name, call_args, kwargs = args
+            self._check_target(target)
+            self._check_name(target, name, write=False)
+            if type(call_args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
+                raise TypeError("malformed call")
+            return getattr(target, name)(*call_args, **kwargs)
         if op == "call":
             target, call_args, kwargs = args
             self._check_target(target)
@@ -467,6 +487,10 @@ class Connection:
             import importlib
             (name,) = args
             return importlib.import_module(name)
+        if op == "popen" and not guarded:  # a test's `python ...` command, started here, confined as we are
+            import subprocess
+            argv, rest, kwargs = args
+            return subprocess.Popen(argv, *rest, **kwargs)
         if op == "members" and not guarded:
             (cls,) = args
             return _members(cls)
@@ -498,6 +522,9 @@ class Connection:
         a door to the judge: __globals__, __code__, __closure__, __class__, __self__ ..."""
         if type(name) is not str:
             raise TypeError("attribute name must be a string")
+        if self.guarded and write and _method_on_type(target, name):
+            raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
+                                  f"or delete it (the test would call the model's code thinking it calls its own)")
         if not self.guarded or not name.startswith("_"):
             return
         own = self._defined_here(target)
@@ -544,6 +571,8 @@ class Connection:
             if obj._rpc_conn is self:
                 return {"$": "yours", "h": obj._rpc_handle}
             raise TypeError("a proxy of another connection cannot be sent")
+        if t in _LIVE_TYPES and getattr(obj, "_rpc_remote", None) is not None and obj._rpc_remote._rpc_conn is self:
+            return {"$": "yours", "h": obj._rpc_remote._rpc_handle}
         if self.guarded and isinstance(obj, ModelSubclass):
             return self._enc(obj._rpc_obj, memo)
         if self.guarded and isinstance(obj, type) and issubclass(obj, ModelSubclass):
@@ -966,24 +995,70 @@ def _dec_placeholder(kind):
 
 
 def _dec_mutable(kind):
+    base = {"list": list, "set": set, "dict": dict}[kind]
+
     def decode(conn, data, memo):
-        obj = {"list": list, "set": set, "dict": dict}[kind]()
-        memo.add(obj, obj, True)
+        handle = data.get("h")
+        live = conn.guarded and handle is not None
+        obj = _LIVE[kind]() if live else base()
+        if live:
+            _check(type(handle) is int and handle > 0, "handle")
+            obj._rpc_remote = conn._proxy(handle, {"k": "obj"})
+        memo.add(obj, obj, not live)
         items = data.get("v")
         _check(type(items) is list, "container items")
         if kind == "dict":
             for pair in items:
                 _check(type(pair) is list and len(pair) == 2, "dict pair")
                 key = conn._dec(pair[0], memo)
-                obj[key] = conn._dec(pair[1], memo)
+                dict.__setitem__(obj, key, conn._dec(pair[1], memo))
         elif kind == "set":
             for item in items:
-                obj.add(conn._dec(item, memo))
+                set.add(obj, conn._dec(item, memo))
         else:
             for item in items:
-                obj.append(conn._dec(item, memo))
+                list.append(obj, conn._dec(item, memo))
         return obj
     return decode
+
+
+# Shared state: a list, dict or set read as an attribute (inflection.UNCOUNTABLES, obj.items)
+# arrives as a copy that also makes each change the test makes to it in the worker's own object,
+# so `inflection.UNCOUNTABLES.add("ors")` reaches the model's code as it would in one process.
+# Comparisons stay the base type's own (C) methods on the copy; a change the model's code makes
+# later is not seen by the copy.
+_MUTATORS = {
+    "list": ("append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "__setitem__",
+             "__delitem__", "__iadd__", "__imul__"),
+    "dict": ("__setitem__", "__delitem__", "pop", "popitem", "clear", "update", "setdefault", "__ior__"),
+    "set": ("add", "discard", "remove", "pop", "clear", "update", "difference_update", "intersection_update",
+            "symmetric_difference_update", "__ior__", "__iand__", "__isub__", "__ixor__"),
+}
+_SAME_CHANGE = {("set", "pop"): ("discard", lambda result: (result,)),  # the element our pop took
+                ("dict", "popitem"): ("pop", lambda result: (result[0],))}
+
+
+def _live_class(kind: str) -> type:
+    base = {"list": list, "set": set, "dict": dict}[kind]
+
+    def mutator(name):
+        def method(self, *args, **kwargs):
+            result = getattr(base, name)(self, *args, **kwargs)
+            remote = getattr(self, "_rpc_remote", None)
+            if remote is not None:
+                same, make_args = _SAME_CHANGE.get((kind, name), (name, None))
+                sent = make_args(result) if make_args else args
+                remote._rpc_conn.request("method", remote, same, sent, kwargs)
+            return self if name.startswith("__i") else result
+        method.__name__ = name
+        return method
+    namespace = {name: mutator(name) for name in _MUTATORS[kind]}
+    namespace.update(__slots__=("_rpc_remote",), __module__=base.__module__, __qualname__=base.__qualname__)
+    return type(base.__name__, (base,), namespace)
+
+
+_LIVE = {kind: _live_class(kind) for kind in _MUTATORS}
+_LIVE_TYPES = frozenset(_LIVE.values())
 
 
 def _dec_memo(conn, data, memo):

@@ -4,6 +4,7 @@ never over fd 1/2, which the model's code may write to at will.
 
 argv: worker.py WORKSPACE FD_IN FD_OUT. stdlib only (runs in the sandbox interpreter).
 """
+import builtins
 import os
 import sys
 import types
@@ -71,6 +72,30 @@ class Capture:
         raise io.UnsupportedOperation("the judge's worker captures output; there is no file descriptor")
 
 
+class NoInput:
+    """sys.stdin while the test has none of its own: as under pytest's capture, reading fails."""
+
+    encoding, errors, name = "utf-8", "strict", "<stdin>"
+
+    def read(self, *args):
+        raise OSError("pytest: reading from stdin while output is captured!  Consider using `-s`.")
+
+    readline = readlines = __next__ = read
+
+    def __iter__(self):
+        return self
+
+    def fileno(self):
+        import io
+        raise io.UnsupportedOperation("redirected stdin is pseudofile, has no fileno()")
+
+    def isatty(self):
+        return False
+
+    def close(self):
+        pass
+
+
 class _Bytes:
     def __init__(self, text):
         self._text = text
@@ -89,9 +114,10 @@ def main():
     sys.path[0] = workspace  # the workspace first, as `python -m pytest` run there would have it
     os.chdir(workspace)
     sys.argv = [os.path.join(workspace, "__judged__")]
-    base_env, base_argv, base_stdin = dict(os.environ), list(sys.argv), sys.stdin
+    base_env, base_argv, base_stdin = dict(os.environ), list(sys.argv), NoInput()
+    base_builtins, test_patched = dict(vars(builtins)), set()
     out, err = Capture(), Capture()
-    sys.stdout, sys.stderr = out, err
+    sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
     def outgoing(msg):
         for key, stream in (("o", out), ("x", err)):
@@ -118,6 +144,17 @@ def main():
             sys.argv[:] = state["argv"] if state["argv"] is not None else base_argv
         if "stdin" in state:
             sys.stdin = base_stdin if state["stdin"] is None else conn.decode_value(state["stdin"])
+        if "builtins" in state:  # the test's patches of builtins (its mock of print); those it undid, back
+            patched = dict((name, conn.decode_value(value)) for name, value in state["builtins"])
+            for name in test_patched - set(patched):
+                if name in base_builtins:
+                    setattr(builtins, name, base_builtins[name])
+                elif hasattr(builtins, name):
+                    delattr(builtins, name)
+            for name, value in patched.items():
+                setattr(builtins, name, value)
+            test_patched.clear()
+            test_patched.update(patched)
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)

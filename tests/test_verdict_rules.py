@@ -536,3 +536,123 @@ def test_a_subclass_of_the_models_class_decides_nothing_with_a_test_value(sandbo
             assert Mine(1) == 2
     """}
     attack(sandbox, scratch, files, tests, failed=1)
+
+
+def test_a_test_changes_shared_state_of_the_models_module(sandbox, scratch):
+    """As inflection's suite does: inflection.UNCOUNTABLES.add("ors"), then the model's code sees it."""
+    files = {"words.py": """
+        UNCOUNTABLES = {"sheep"}
+        IRREGULAR = {}
+        ORDER = []
+        def plural(word):
+            ORDER.append(word)
+            if word in UNCOUNTABLES:
+                return word
+            return IRREGULAR.get(word, word + "s")
+    """}
+    tests = {"test_words.py": """
+        import words
+        def test_shared_state(monkeypatch):
+            words.UNCOUNTABLES.add("ors")
+            words.IRREGULAR["person"] = "people"
+            monkeypatch.setitem(words.IRREGULAR, "ox", "oxen")
+            assert words.plural("ors") == "ors" and words.plural("person") == "people"
+            assert words.plural("ox") == "oxen" and words.plural("cat") == "cats"
+            assert words.ORDER == ["ors", "person", "ox", "cat"]
+            words.UNCOUNTABLES.discard("ors")
+            assert words.plural("ors") == "orss"
+        def test_monkeypatch_undone():
+            assert words.plural("ox") == "oxs" and "ox" not in words.IRREGULAR
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 2, result["output"]
+
+
+def test_a_test_runs_the_models_code_as_a_subprocess(sandbox, scratch):
+    """As python-slugify's suite does (`python -m slugify ...`): the command runs in the worker,
+    confined as the model's code is; the test gets its output and exit code."""
+    files = {"shout/__init__.py": "", "shout/__main__.py": """
+        import sys
+        text = sys.stdin.read() if "--stdin" in sys.argv else " ".join(sys.argv[1:])
+        if not text:
+            sys.exit("nothing to shout")
+        print(text.upper())
+    """}
+    tests = {"test_cli.py": """
+        import os, subprocess, sys
+        def test_check_output():
+            assert subprocess.check_output([sys.executable, "-m", "shout", "hi", "there"], text=True) == "HI THERE\\n"
+        def test_run_with_input_and_exit_code():
+            done = subprocess.run([sys.executable, "-m", "shout", "--stdin"], input="café", capture_output=True, text=True)
+            assert done.returncode == 0 and done.stdout == "CAFÉ\\n"
+            failed = subprocess.run([sys.executable, "-m", "shout"], capture_output=True, text=True)
+            assert failed.returncode == 1 and "nothing to shout" in failed.stderr
+        def test_the_subprocess_is_confined_as_the_worker():
+            uid = subprocess.check_output([sys.executable, "-c", "import os; print(os.getuid())"], text=True)
+            assert int(uid) == (65534 if os.getuid() != int(uid) else os.getuid())
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 3, result["output"]
+
+
+def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
+    files = {"cli.py": """
+        def main(name):
+            print(f"hello {name}")
+            return input("again? ")
+    """}
+    tests = {"test_cli.py": """
+        from unittest.mock import patch
+        from cli import main
+        def test_print_and_input_are_the_tests_mocks():
+            with patch("builtins.print") as output, patch("builtins.input", return_value="yes") as ask:
+                assert main("ada") == "yes"
+            output.assert_called_once_with("hello ada")
+            ask.assert_called_once_with("again? ")
+        def test_undone_after_the_patch(capsys):
+            with patch("builtins.input", return_value="no"):
+                pass
+            import pytest
+            with pytest.raises(OSError):
+                main("bob")
+            assert capsys.readouterr().out == "hello bob\\nagain? "
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 2, result["output"]
+
+
+def test_the_models_code_cannot_replace_a_method_of_a_tests_object(sandbox, scratch):
+    files = {"evil.py": """
+        def visit(checker, mock):
+            checker.total = 2
+            checker.check = lambda *a: True
+        def visit_mock(mock):
+            mock.assert_called_once_with = lambda *a, **k: None
+    """}
+    tests = {"test_evil.py": """
+        from unittest.mock import MagicMock
+        from evil import visit, visit_mock
+        class Checker:
+            total = 0
+            def check(self, n):
+                return self.total == n
+        def test_method():
+            c = Checker()
+            try:
+                visit(c, None)
+            except Exception:
+                pass
+            assert c.check(3)
+        def test_mock():
+            m = MagicMock()
+            try:
+                visit_mock(m)
+            except Exception:
+                pass
+            m.assert_called_once_with(1)
+    """}
+    result = attack(sandbox, scratch, files, tests, failed=2)
+    assert result["passed"] == 0, result["output"]
