@@ -177,6 +177,7 @@ class Worker:
         self.conn: rpc.Connection | None = None
         self.other_user = spec["uid"] >= 0  # the worker runs as another user than we do
         self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
+        self.env0_data = dict(os.environ._data)
         self.sent: dict = {}
         self.basetemp_seen = None
 
@@ -190,7 +191,8 @@ class Worker:
             read_fd, write_fd = self.spawner.start()
         else:
             self.proc, read_fd, write_fd = launch(self.spec)
-        self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None, "builtins": {}}  # a new worker starts from the base state
+        self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None}
+        self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
         self.conn = rpc.Connection(os.fdopen(read_fd, "rb"), os.fdopen(write_fd, "wb"), guarded=True,
                                    outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
                                    trusted_folder=TESTS_DIR)
@@ -275,8 +277,11 @@ class Worker:
         except OSError:
             cwd = self.cwd0
         cwd = None if cwd == self.cwd0 else cwd
-        env = sorted([k, v] for k, v in os.environ.items() if self.env0.get(k) != v)
-        env += sorted([k, None] for k in self.env0 if k not in os.environ)
+        env = self.sent["env"]
+        if os.environ._data != self.env_seen:  # one C comparison when nothing changed (the common case)
+            self.env_seen = dict(os.environ._data)
+            env = sorted([k, v] for k, v in os.environ.items() if self.env0.get(k) != v)
+            env += sorted([k, None] for k in self.env0 if k not in os.environ)
         argv = None if sys.argv == self.argv0 else [str(a) for a in sys.argv]
         stdin = None if type(sys.stdin).__name__ == "DontReadFromInput" or sys.stdin is sys.__stdin__ else sys.stdin
         for key, value in (("cwd", cwd), ("env", env), ("argv", argv)):
@@ -285,10 +290,9 @@ class Worker:
         if stdin is not self.sent["stdin"]:
             self.sent["stdin"] = stdin
             state["stdin"] = None if stdin is None else self.conn.encode_value(stdin)
-        patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
-        if patched.keys() != self.sent["builtins"].keys() or any(self.sent["builtins"][k] is not v
-                                                                   for k, v in patched.items()):
-            self.sent["builtins"] = patched  # mock.patch("builtins.print"): the model's print is the test's mock
+        if vars(builtins) != self.builtins_seen:  # mock.patch("builtins.print"): the model's print is the test's mock
+            self.builtins_seen = dict(vars(builtins))
+            patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
             state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
         if state:
             msg["s"] = state
