@@ -20,6 +20,7 @@ import socket
 import stat
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -412,6 +413,12 @@ class WorkspaceLoader:
                               name=spec.name) from None
         if type(module) is not rpc.ModuleProxy:
             raise ImportError(f"{spec.name!r} is not a module in the worker", name=spec.name)
+        try:
+            where = connection.request("getattr", module, "__file__")
+        except AttributeError:  # a namespace package
+            where = None
+        if type(where) is str:  # Path(module.__file__).parent / "data": the worker's copy, readable here
+            types.ModuleType.__setattr__(module, "__file__", where)
         spec.submodule_search_locations = [] if module._rpc_package else None
         return module
 
@@ -502,6 +509,28 @@ def pytest_collection_finish(session):
 
 def pytest_runtest_logreport(report):
     RECORD.item(report)
+
+
+class Overtime(Exception):
+    """A test ran over its time in the judge (SPEC["test_timeout"])."""
+
+
+def _overtime(signum, frame):
+    raise Overtime(f"this test ran over {SPEC['test_timeout']:g} s in the judge (waiting for something that "
+                   f"did not come?); the other tests go on")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """One test's time is bounded: a hang costs that test (again every second, should the test
+    catch the first), and the worker it left mid-call is replaced for the next test."""
+    previous = signal.signal(signal.SIGALRM, _overtime)
+    signal.setitimer(signal.ITIMER_REAL, SPEC["test_timeout"], 1.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -76,7 +76,8 @@ _NOT_FORWARDED = frozenset({"__test__", "__signature__", "__mro_entries__", "__o
 _MODULE_LOCAL = frozenset({"__path__", "__file__", "__cached__", "__loader__", "__spec__", "__package__",
                            "__builtins__", "__getattr__", "__dir__"})
 _PATH_TYPES = ("PosixPath", "PurePosixPath", "PureWindowsPath")
-_UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "iter": iter, "next": next, "reversed": reversed,
+_UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "hash": hash, "copy": lambda x: __import__("copy").copy(x),
+          "deepcopy": lambda x: __import__("copy").deepcopy(x), "pickle": lambda x: __import__("pickle").dumps(x), "iter": iter, "next": next, "reversed": reversed,
           "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
           "index": operator.index, "int": int, "float": float, "complex": complex, "bytes": bytes, "round": round}
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmul": operator.matmul,
@@ -231,6 +232,9 @@ class Connection:
     def __init__(self, rfile, wfile, *, guarded: bool, outgoing=None, incoming=None, before_serve=None,
                  describe_loss=None, trusted_folder: str = ""):
         self.guarded = guarded
+        if guarded:
+            global _GUARDED
+            _GUARDED = self
         self._trusted = os.path.abspath(trusted_folder) + os.sep if trusted_folder else None
         self._rfile, self._wfile = rfile, wfile
         self._outgoing = outgoing or (lambda msg: None)      # adds fields to a message being sent
@@ -335,14 +339,21 @@ class Connection:
         sent = len(memo.objs)
         qid = next(self._ids)
         self._send({"q": qid, "op": op, "a": encoded})
-        while True:
-            msg = self._receive()
-            if "q" in msg:
-                self._serve(msg)
-                continue
-            if msg.get("r") != qid:
-                raise self._fail(ProtocolError("a reply to a question that was not asked"))
-            return self._finish(msg, memo, sent)
+        try:
+            while True:
+                msg = self._receive()
+                if "q" in msg:
+                    self._serve(msg)
+                    continue
+                if msg.get("r") != qid:
+                    raise self._fail(ProtocolError("a reply to a question that was not asked"))
+                break
+        except RpcError:
+            raise
+        except BaseException:  # left mid-exchange (a test's time ran out): the exchange cannot go on
+            self._fail(PeerGone("an exchange with the other side was abandoned"), explain=False)
+            raise
+        return self._finish(msg, memo, sent)
 
     def _finish(self, msg: dict, memo: _Memo, sent: int):
         __tracebackhide__ = True
@@ -491,6 +502,10 @@ class Connection:
             import subprocess
             argv, rest, kwargs = args
             return subprocess.Popen(argv, *rest, **kwargs)
+        if op == "unpickle" and not guarded:
+            import pickle
+            (data,) = args
+            return pickle.loads(data)
         if op == "members" and not guarded:
             (cls,) = args
             return _members(cls)
@@ -592,13 +607,16 @@ class Connection:
                 return encoded
         elif issubclass(t, BaseException):
             remote = BaseException.__dict__["__dict__"].__get__(obj).get("_rpc_remote")
-            if type(remote) in _REMOTE_TYPES and remote._rpc_conn is self:
-                return {"$": "yours", "h": remote._rpc_handle}
+            if type(remote) in _REMOTE_TYPES and remote._rpc_conn is self:  # the other side's own exception
+                return {"$": "yours", "h": remote._rpc_handle, "x": [
+                    BaseException.__suppress_context__.__get__(obj), self._enc(obj.__cause__, memo)]}
             return self._enc_exception(obj, memo)
         elif _BUILTIN_TYPE_NAMES.get(id(obj)) is not None:
             return {"$": "type", "n": _BUILTIN_TYPE_NAMES[id(obj)]}
         elif obj is Ellipsis:
             return {"$": "ellipsis"}
+        elif t is types.GenericAlias:  # Box[int]: rebuilt on the other side around the same origin
+            return {"$": "alias", "o": self._enc(obj.__origin__, memo), "a": self._enc(obj.__args__, memo)}
         else:
             converted = self._enc_subclass(obj, t, memo)
             if converted is not None:
@@ -620,8 +638,13 @@ class Connection:
                     return {"$": "ntuple", "n": _class_name(t), "f": fields,
                             "v": [self._enc(x, memo) for x in tuple.__iter__(obj)]}
             items = _items(obj, t)
+            if items is not None and self.guarded and self._defined_here(obj):
+                return None  # a test's own dict or list subclass: by reference, its overrides kept
             if items is not None:
-                return self._enc_container(obj, False, items, memo)
+                encoded = self._enc_container(obj, False, items, memo)
+                if not self.guarded and items[0] in ("list", "dict", "set"):
+                    encoded["h"] = self._export(obj)["h"]  # the model's Counter or Registry(dict): methods kept
+                return encoded
             exact = _exact_scalar(obj, t)
         except RecursionError:
             raise
@@ -648,6 +671,8 @@ class Connection:
         desc = {"$": "ref", "h": handle}
         t = type(obj)
         special = _special_methods(t)
+        if isinstance(obj, type) and _special_methods(obj, ("__class_getitem__",)):
+            special |= {"__getitem__"}  # Box[int]
         if special != _OPTIONAL.keys():
             desc["d"] = sorted(special)
         if not self.guarded and self.subclasses:
@@ -1042,7 +1067,7 @@ def _live_class(kind: str) -> type:
     base = {"list": list, "set": set, "dict": dict}[kind]
 
     def mutator(name):
-        def method(self, *args, **kwargs):
+        def method(self, /, *args, **kwargs):
             result = getattr(base, name)(self, *args, **kwargs)
             remote = getattr(self, "_rpc_remote", None)
             if remote is not None:
@@ -1052,8 +1077,26 @@ def _live_class(kind: str) -> type:
             return self if name.startswith("__i") else result
         method.__name__ = name
         return method
+    def __getattr__(self, name):
+        """A method of the model's subclass (Counter.most_common, Registry.total)."""
+        remote = getattr(self, "_rpc_remote", None) if not name.startswith("_rpc") else None
+        if remote is None:
+            raise AttributeError(name)
+        return getattr(remote, name)
+
     namespace = {name: mutator(name) for name in _MUTATORS[kind]}
-    namespace.update(__slots__=("_rpc_remote",), __module__=base.__module__, __qualname__=base.__qualname__)
+    namespace.update(__slots__=("_rpc_remote",), __module__=base.__module__, __qualname__=base.__qualname__,
+                     __getattr__=__getattr__)
+    if kind == "dict":
+        def __missing__(self, key):
+            """A key the copy lacks: the model's object answers (a defaultdict makes it)."""
+            remote = getattr(self, "_rpc_remote", None)
+            if remote is None:
+                raise KeyError(key)
+            value = remote._rpc_conn.request("op", "getitem", remote, key)
+            dict.__setitem__(self, key, value)
+            return value
+        namespace["__missing__"] = __missing__
     return type(base.__name__, (base,), namespace)
 
 
@@ -1076,7 +1119,14 @@ def _dec_ref(conn, data, memo):
 def _dec_yours(conn, data, memo):
     handle = data.get("h")
     _check(type(handle) is int and handle in conn._objects, "a handle this side never gave out")
-    return conn._objects[handle]
+    obj = conn._objects[handle]
+    flags = data.get("x")
+    if flags is not None and isinstance(obj, BaseException):  # `raise error from cause` on the other side
+        _check(type(flags) is list and len(flags) == 2 and type(flags[0]) is bool, "exception flags")
+        cause = conn._dec(flags[1], memo)
+        _check(cause is None or isinstance(cause, BaseException), "exception cause")
+        obj.__cause__, obj.__suppress_context__ = cause, flags[0]
+    return obj
 
 
 def _dec_bytes(conn, data, memo):
@@ -1148,6 +1198,12 @@ def _dec_range(conn, data, memo):
     start, stop, step = _dec_ints(data, 3, conn, memo)
     _check(step != 0, "range")
     return range(start, stop, step)
+
+
+def _dec_alias(conn, data, memo):
+    args = conn._dec(data.get("a"), memo)
+    _check(type(args) is tuple, "alias arguments")
+    return types.GenericAlias(conn._dec(data.get("o"), memo), args)
 
 
 def _stdlib_name(obj):
@@ -1239,7 +1295,7 @@ _DECODERS = {
     "datetime": _dec_moment("datetime"), "time": _dec_moment("time"), "timedelta": _dec_timedelta,
     "decimal": _dec_decimal, "fraction": _dec_fraction, "slice": _dec_slice, "range": _dec_range,
     "ellipsis": lambda conn, data, memo: Ellipsis, "type": _dec_type, "ref": _dec_ref, "yours": _dec_yours,
-    "exc": lambda conn, data, memo: conn._dec_exception(data, memo), "global": _dec_global,
+    "exc": lambda conn, data, memo: conn._dec_exception(data, memo), "global": _dec_global, "alias": _dec_alias,
 }
 
 
@@ -1347,9 +1403,35 @@ class Remote:
 
     __hash__ = object.__hash__
 
+    def __copy__(self):
+        return _ask(self, "op", "copy", self)
+
+    def __deepcopy__(self, memo):
+        return _ask(self, "op", "deepcopy", self)
+
+    def __reduce_ex__(self, protocol):
+        """pickle.dumps(proxy): the model's object pickled in the worker; loading it asks the worker."""
+        return _unpickled, (_typed(_ask(self, "op", "pickle", self), (bytes,), "pickle"),)
+
+
+def _unpickled(data: bytes):
+    if _GUARDED is None:
+        raise TypeError("no worker to unpickle the model's object in")
+    return _GUARDED.request("unpickle", bytes(data))
+
+
+_GUARDED = None  # the judge's connection (pickles of the model's objects are loaded through it)
+
 
 class _Special:
     """The special methods a proxy may have (see _remote_class)."""
+
+    def __get__(self, obj, objtype=None):
+        """A function of the model's code set on a test's class binds as a method does."""
+        return self if obj is None else types.MethodType(self, obj)
+
+    def __hash__(self):
+        return _typed(_ask(self, "op", "hash", self), (int,), "hash()")
 
     def __bool__(self):
         return _typed(_ask(self, "op", "bool", self), (bool,), "bool()")
@@ -1379,7 +1461,7 @@ class _Special:
     def __delitem__(self, key):
         _ask(self, "op", "delitem", self, key)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):
         __tracebackhide__ = True
         return _ask(self, "call", self, args, kwargs)
 
@@ -1473,13 +1555,13 @@ def _remote_class(special) -> type:
     return cls
 
 
-def _special_methods(t) -> frozenset:
-    """The special methods of _OPTIONAL that type t defines (object's own do not count)."""
+def _special_methods(t, names=_OPTIONAL) -> frozenset:
+    """The special methods among `names` that type t defines (object's own do not count)."""
     try:
         dicts = [type.__getattribute__(k, "__dict__") for k in type.__getattribute__(t, "__mro__") if k is not object]
     except Exception:
-        return frozenset(_OPTIONAL)
-    return frozenset(n for n in _OPTIONAL if any(n in d for d in dicts))
+        return frozenset(names)
+    return frozenset(n for n in names if any(n in d for d in dicts))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1497,7 +1579,7 @@ class ModelSubclass:
 
     _rpc_class = None  # the proxy of the model's class, on each local base
 
-    def __new__(cls, *args, **kwargs):
+    def __new__(cls, /, *args, **kwargs):
         sub = _worker_subclass(cls)
         made = sub._rpc_conn.request("new", sub, args, kwargs)  # comes back as an instance of cls (_proxy)
         if type(made) is not cls:
@@ -1544,7 +1626,7 @@ def _forward(name: str):
     """A method of the model's class, run on the instance in the worker (super().name() too)."""
     binary = name in _BINARY_SPECIALS
 
-    def method(self, *args, **kwargs):
+    def method(self, /, *args, **kwargs):
         __tracebackhide__ = True
         obj = object.__getattribute__(self, "_rpc_obj")
         if binary and args and not _model_side(obj._rpc_conn, args[0]):
@@ -1693,7 +1775,7 @@ def _make_subclass(base, name: str, overrides: list, dispatch):
 
 
 def _stub(name: str, dispatch):
-    def method(self, *args, **kwargs):
+    def method(self, /, *args, **kwargs):
         return dispatch("call", name, self, args, kwargs)
     method.__name__ = name
     return method
@@ -1711,8 +1793,8 @@ class ModuleProxy(types.ModuleType):
 
     def __getattr__(self, name):
         __tracebackhide__ = True
-        if name in _MODULE_LOCAL or _blocked(name):
-            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        if name in _MODULE_LOCAL or _blocked(name) or (_is_dunder(name) and self._rpc_conn.broken is not None):
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")  # probes by inspect, pytest
         if name == "__all__":  # `from module import *`: the test's namespace stays the test's
             return _star_names(self, sys._getframe(1))
         value = _ask(self, "getattr", self, name)

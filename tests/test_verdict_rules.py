@@ -656,3 +656,24 @@ def test_the_models_code_cannot_replace_a_method_of_a_tests_object(sandbox, scra
     """}
     result = attack(sandbox, scratch, files, tests, failed=2)
     assert result["passed"] == 0, result["output"]
+
+
+def test_a_test_that_hangs_costs_that_test_only(scratch):
+    """As more-itertools' callback_iter test waits for an event: the judge's own time per test
+    (a third of the run's budget, at least 5 s) ends it, and the next tests run on a new worker."""
+    sandbox = layer_sandbox(LAYERS[-1], **{**LIMITS, "timeout": 15})
+    files = {"calls.py": "import time\ndef call(fn):\n    return fn()\ndef slow():\n    time.sleep(3600)\n"}
+    tests = {"test_calls.py": """
+        import threading
+        from calls import call, slow
+        def test_waits_forever():
+            gate = threading.Event()
+            call(gate.wait)
+        def test_model_sleeps():
+            slow()
+        def test_next():
+            assert call(lambda: 5) == 5
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert (result["passed"], result["failed"]) == (1, 2) and result["outcome"] == "completed", result["output"]
+    assert "ran over 5 s" in result["output"]
