@@ -15,6 +15,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import random
 import signal
 import socket
 import stat
@@ -92,6 +93,12 @@ def kill_descendants() -> None:
     sweep.kill_tree(os.getpid(), set())
 
 
+def _seed(*args, **kwargs):
+    REAL_SEED(*args, **kwargs)
+    WORKER.random_pending = True
+
+
+REAL_SEED, random.seed = random.seed, _seed
 BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
 _UNSET = object()
 REAL_POPEN = subprocess.Popen  # the tests' Popen is JudgedPopen (below); ours is the real one
@@ -180,6 +187,7 @@ class Worker:
         self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
         self.env0_data = dict(os.environ._data)
         self.sent: dict = {}
+        self.random_pending = False
         self.basetemp_seen = None
 
     def connection(self) -> rpc.Connection:
@@ -295,6 +303,9 @@ class Worker:
             self.builtins_seen = dict(vars(builtins))
             patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
             state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
+        if self.random_pending:  # random.seed(7) in a test seeds the model's random too
+            self.random_pending = False
+            state["random"] = self.conn.encode_value(random.getstate())
         if state:
             msg["s"] = state
 
@@ -397,6 +408,17 @@ class WorkspaceFinder:
     def invalidate_caches():
         pass
 
+    @staticmethod
+    def find_distributions(context=None):
+        """importlib.metadata.version("mylib") in a test: the workspace's own *.dist-info, looked up
+        by name only (never listed: pytest's plugin discovery must not see a model's entry points)."""
+        name = getattr(context, "name", None)
+        if not name:
+            return iter(())
+        import importlib.metadata
+        return importlib.metadata.MetadataPathFinder.find_distributions(
+            importlib.metadata.DistributionFinder.Context(name=name, path=[SPEC["workspace"]]))
+
 
 class WorkspaceLoader:
     @staticmethod
@@ -425,6 +447,22 @@ class WorkspaceLoader:
     @staticmethod
     def exec_module(module):
         pass
+
+    @staticmethod
+    def get_resource_reader(fullname):
+        """importlib.resources.files("mylib") in a test: the package's folder in the workspace's copy
+        (data files, read here as data)."""
+        where = getattr(sys.modules.get(fullname), "__file__", None)
+        return PackageFiles(os.path.dirname(where)) if type(where) is str else None
+
+
+class PackageFiles:
+    def __init__(self, folder: str):
+        self.folder = folder
+
+    def files(self):
+        import pathlib
+        return pathlib.Path(self.folder)
 
 
 class ShadowFinder:

@@ -378,6 +378,11 @@ class Connection:
             raise self._fail(ProtocolError(f"undecodable reply ({type(e).__name__}: {e})")) from None
         for target, contents in updates:
             _apply(target, contents)
+        if "w" in msg:
+            try:
+                self._warn(msg["w"], memo)
+            except RpcError as e:
+                raise self._fail(e) from None
         if failed:
             raise value
         return value
@@ -418,9 +423,10 @@ class Connection:
             raise self._fail(ProtocolError(f"undecodable request ({type(e).__name__}: {e})")) from None
         received = len(memo.objs)
         reply: dict = {"r": qid}
+        caught: list = []
         try:
             self._before_serve(msg)
-            result = self._perform(op, args)
+            result = self._perform(op, args) if self.guarded else self._perform_recording(op, args, caught)
             mark = len(memo.objs)
             try:
                 reply["v"] = self._enc(result, memo)
@@ -439,7 +445,40 @@ class Connection:
             reply.pop("v", None)
             reply["e"] = self._enc_error(exc, memo)
         reply["b"] = self._write_back(memo, received)
+        if caught:
+            reply["w"] = self._enc_warnings(caught, memo)
         self._send(reply)
+
+    def _perform_recording(self, op: str, args: list, caught: list):
+        """(worker) Perform, recording the warnings the model's code issues: the judge issues them
+        again where the test runs, so pytest.warns and the test's own filters see them."""
+        import warnings
+        with warnings.catch_warnings(record=True) as recorded:
+            warnings.simplefilter("always")
+            try:
+                return self._perform(op, args)
+            finally:
+                caught.extend(recorded[:100])
+
+    def _enc_warnings(self, caught: list, memo: _Memo) -> list:
+        found = []
+        for w in caught:
+            try:
+                found.append([self._enc(w.category, memo), str(w.message), str(w.filename), int(w.lineno or 0)])
+            except Exception:
+                continue
+        return found
+
+    def _warn(self, entries, memo: _Memo) -> None:
+        """(judge) The worker's warnings, issued here (never a class the worker could make up)."""
+        import warnings
+        _check(type(entries) is list, "warnings")
+        for entry in entries:
+            _check(type(entry) is list and len(entry) == 4, "warning")
+            category = self._dec(entry[0], memo)
+            _check(isinstance(category, type) and issubclass(category, Warning), "warning category")
+            _check(type(entry[1]) is str and type(entry[2]) is str and type(entry[3]) is int, "warning")
+            warnings.warn_explicit(entry[1], category, entry[2], entry[3])
 
     def _perform(self, op: str, args: list):
         guarded = self.guarded

@@ -144,6 +144,9 @@ def main():
             sys.argv[:] = state["argv"] if state["argv"] is not None else base_argv
         if "stdin" in state:
             sys.stdin = base_stdin if state["stdin"] is None else conn.decode_value(state["stdin"])
+        if "random" in state:
+            import random
+            random.setstate(conn.decode_value(state["random"]))
         if "builtins" in state:  # the test's patches of builtins (its mock of print); those it undid, back
             patched = dict((name, conn.decode_value(value)) for name, value in state["builtins"])
             for name in test_patched - set(patched):
