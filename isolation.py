@@ -170,22 +170,25 @@ def become_subreaper() -> bool:
         return False
 
 
-def _user_processes(uid: int) -> int:
+def _user_tasks(uids: tuple[int, ...]) -> int:
+    """Processes and threads the users run now (RLIMIT_NPROC counts threads too)."""
     count = 0
     for entry in os.listdir("/proc"):
         try:
-            count += entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid in uids:
+                count += len(os.listdir(f"/proc/{entry}/task"))
         except OSError:
             pass
     return count
 
 
-def rlimit_values(limits: SandboxConfig, run_as: int) -> list[tuple[str, tuple[int, int]]]:
-    """(resource name, (soft, hard)) for one run. RLIMIT_NPROC counts every process of the user,
-    so a user who is not switched keeps room for what it already runs."""
+def rlimit_values(limits: SandboxConfig, run_as, also: tuple[int, ...] = ()) -> list[tuple[str, tuple[int, int]]]:
+    """(resource name, (soft, hard)) for one run. RLIMIT_NPROC counts every process and thread of
+    the user, so a user keeps room for what it already runs (another run's judge, say); `also`:
+    other users the command's processes will run as."""
     mib = 1024 * 1024
-    uid = run_as if run_as >= 0 else os.getuid()
-    nproc = limits.max_processes + (_user_processes(uid) if uid != 0 else 0)
+    uids = tuple(u for u in (run_as if run_as >= 0 else os.getuid(), *also) if u != 0)
+    nproc = limits.max_processes + (_user_tasks(uids) if uids else 0)
     return [("RLIMIT_CPU", (limits.cpu_seconds, limits.cpu_seconds + 1)),
             ("RLIMIT_AS", (limits.memory_mb * mib,) * 2),
             ("RLIMIT_FSIZE", (limits.file_size_mb * mib,) * 2),
@@ -195,8 +198,8 @@ def rlimit_values(limits: SandboxConfig, run_as: int) -> list[tuple[str, tuple[i
             ("RLIMIT_NPROC", (nproc, nproc))]
 
 
-def _rlimits(limits: SandboxConfig, run_as: int):
-    values = rlimit_values(limits, run_as)
+def _rlimits(limits: SandboxConfig, run_as: int, also: tuple[int, ...] = ()):
+    values = rlimit_values(limits, run_as, also)
 
     def apply() -> None:
         for name, value in values:
@@ -312,7 +315,7 @@ def open_log(log: Path) -> int:
 
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
         env: dict[str, str], log: Path, limits: SandboxConfig, network: bool,
-        nproc_user: Optional[int] = None) -> Outcome:
+        nproc_user: Optional[int] = None, nproc_also: tuple[int, ...] = ()) -> Outcome:
     """Run `python argv...` in workdir, confined; stdout and stderr go to `log`, which must be
     in a folder the command cannot write (we open it, so a planted symlink must not exist).
     `nproc_user`: whose processes RLIMIT_NPROC counts, when a child of the command will run as
@@ -325,7 +328,8 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
         try:
             proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, start_new_session=True,
-                                    preexec_fn=_rlimits(limits, conf.run_as if nproc_user is None else nproc_user))
+                                    preexec_fn=_rlimits(limits, conf.run_as if nproc_user is None else nproc_user,
+                                                       nproc_also))
         except OSError as e:
             return Outcome(None, False, 0.0, 0, started=False, problem=f"{cmd[0]}: {e.strerror or e}")
         timed_out = False
