@@ -297,30 +297,13 @@ class Orchestrator:
     # -- the verdict --------------------------------------------------------------------------
 
     def _verdict(self, status: Status, reason: str) -> tuple[Status, str, dict]:
-        """Judge the final files against the task's tests (hidden and protected, each where the
-        task has them) whatever the status; then `solved` only if verdict.failed_check finds nothing."""
+        """Judge the final files against the task's tests (verdict.judge_task) whatever the status;
+        then `solved` only if verdict.failed_check finds nothing."""
         suites = {"hidden tests": self.task.spec.hidden_tests, "protected tests": self.protected}
-        judged: dict[str, Optional[dict]] = {name: None for name in suites}
-        for name, tests in suites.items():
-            if not tests:
-                continue
-            if status == Status.INTERRUPTED:
-                judged[name] = verdict.not_run("the run was interrupted")
-                continue
-            try:
-                declined = self._approved(f"the task's {name}, judged")
-                if declined:
-                    judged[name] = verdict.not_run(declined)
-                    self.say(f"{name.capitalize()}: not run ({declined})")
-                    continue
-                result, output, seconds = verdict.judge(self.sandbox, self.workspace.root, tests,
-                                                        self.run_dir / name.split()[0])
-            except KeyboardInterrupt:
-                status, reason = Status.INTERRUPTED, f"interrupted by the user (Ctrl-C) during the {name}"
-                judged[name] = verdict.not_run("interrupted")
-                continue
-            judged[name] = result
-            self.record("judged_tests", suite=name, output=output, seconds=seconds, **result)
+        judged, stopped = verdict.judge_task(self.sandbox, self.workspace.root, suites, self.run_dir,
+                                             status == Status.INTERRUPTED, self._approved, self.record, self.say)
+        if stopped:
+            status, reason = Status.INTERRUPTED, stopped
         if status == Status.SOLVED:
             why = verdict.failed_check(self.state.finish_accepted, self._restore_protected(), judged)
             if why:

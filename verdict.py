@@ -6,7 +6,7 @@ forge them. Every item the judge collected must be reported."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from judge import run_judged
 from sandbox import Sandbox
@@ -50,3 +50,33 @@ def failed_check(finish_accepted: bool, protected_changed: list[str], judged: di
         if result is not None and not result["ok"]:
             return f"finish was accepted but the {name} did not pass when judged ({result['outcome']})"
     return None
+
+
+def judge_task(sandbox: Sandbox, workspace: Path, suites: dict[str, dict[str, str]], run_dir: Path,
+               interrupted: bool, approve: Callable[[str], Optional[str]], record: Callable[..., object],
+               say: Callable[[str], None]) -> tuple[dict[str, Optional[dict]], Optional[str]]:
+    """Judge the final files against each suite of the task's own tests it has (name -> files):
+    the result per suite (None: the task has no such tests), and why the run was interrupted if
+    Ctrl-C came during it. `approve` is the one hook before the model's code runs."""
+    judged: dict[str, Optional[dict]] = {name: None for name in suites}
+    stopped = None
+    for name, tests in suites.items():
+        if not tests:
+            continue
+        if interrupted or stopped:
+            judged[name] = not_run("the run was interrupted")
+            continue
+        try:
+            declined = approve(f"the task's {name}, judged")
+            if declined:
+                judged[name] = not_run(declined)
+                say(f"{name.capitalize()}: not run ({declined})")
+                continue
+            result, output, seconds = judge(sandbox, workspace, tests, run_dir / name.split()[0])
+        except KeyboardInterrupt:
+            stopped = f"interrupted by the user (Ctrl-C) during the {name}"
+            judged[name] = not_run("interrupted")
+            continue
+        judged[name] = result
+        record("judged_tests", suite=name, output=output, seconds=seconds, **result)
+    return judged, stopped
