@@ -1442,14 +1442,9 @@ class Remote:
 
     __hash__ = object.__hash__
 
-    def __copy__(self):
-        return _ask(self, "op", "copy", self)
-
-    def __deepcopy__(self, memo):
-        return _ask(self, "op", "deepcopy", self)
-
     def __reduce_ex__(self, protocol):
-        """pickle.dumps(proxy): the model's object pickled in the worker; loading it asks the worker."""
+        """pickle.dumps(proxy), and copy.copy or deepcopy of it when its type has no __copy__: the
+        model's object pickled in the worker; loading it asks the worker."""
         return _unpickled, (_typed(_ask(self, "op", "pickle", self), (bytes,), "pickle"),)
 
 
@@ -1471,6 +1466,12 @@ class _Special:
 
     def __hash__(self):
         return _typed(_ask(self, "op", "hash", self), (int,), "hash()")
+
+    def __copy__(self):  # only where the real type has one (itertools.tee copies what has __copy__)
+        return _ask(self, "op", "copy", self)
+
+    def __deepcopy__(self, memo):
+        return _ask(self, "op", "deepcopy", self)
 
     def __bool__(self):
         return _typed(_ask(self, "op", "bool", self), (bool,), "bool()")

@@ -241,6 +241,13 @@ CASES = {
                          "        return [k.upper() for k in dict.keys(self)]\n\ndef test_override():\n"
                          "    assert keys(Upper(a=1)) == ['A']\n"},
         "a test's dict subclass reaches the model's code as a plain dict: its overrides are gone (six.iterkeys)"),
+    "tee_of_a_tests_iterator": (
+        {"diff.py": "from itertools import chain, tee\nfrom operator import sub\n\ndef difference(iterable):\n"
+                    "    a, b = tee(iterable)\n    first = [next(b)]\n    return list(chain(first, map(sub, b, a)))\n"},
+        {"test_diff.py": "from itertools import accumulate\nfrom diff import difference\n\ndef test_roundtrip():\n"
+                         "    assert difference(accumulate(range(10))) == list(range(10))\n"},
+        "itertools.tee in the model's code on a test's iterator: a proxy must not look copyable "
+        "(tee copies what has __copy__; two copies of accumulate share its source) (more-itertools)"),
     # -- the suite as a whole ---------------------------------------------------------------------
     "one_module_error_stops_suite": (
         {"shapes.py": "class Shape:\n    pass\n\ndef area():\n    return 1\n"},
