@@ -132,7 +132,7 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     cfg = judged_limits(cfg)
     result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
                            nproc_user=conf.run_as, nproc_also=(judge_uid,) if judge_uid >= 0 else ())
-    for name in ("report.xml", "pytest.log", "worker.log", "record.json"):  # kept in the run folder for a person to read
+    for name in ("report.xml", "pytest.log", "worker.log", "record.json"):  # kept for a person to read
         if (judge_dir / name).is_file() and not (judge_dir / name).is_symlink():
             shutil.copyfile(judge_dir / name, scratch / name)
     worker_log = isolation.head(judge_dir / "worker.log", 2000)

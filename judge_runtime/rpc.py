@@ -76,8 +76,9 @@ _NOT_FORWARDED = frozenset({"__test__", "__signature__", "__mro_entries__", "__o
 _MODULE_LOCAL = frozenset({"__path__", "__file__", "__cached__", "__loader__", "__spec__", "__package__",
                            "__builtins__", "__getattr__", "__dir__"})
 _PATH_TYPES = ("PosixPath", "PurePosixPath", "PureWindowsPath")
-_UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "hash": hash, "copy": lambda x: __import__("copy").copy(x),
-          "deepcopy": lambda x: __import__("copy").deepcopy(x), "pickle": lambda x: __import__("pickle").dumps(x), "iter": iter, "next": next, "reversed": reversed,
+_UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "hash": hash,
+          "copy": lambda x: __import__("copy").copy(x), "deepcopy": lambda x: __import__("copy").deepcopy(x),
+          "pickle": lambda x: __import__("pickle").dumps(x), "iter": iter, "next": next, "reversed": reversed,
           "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
           "index": operator.index, "int": int, "float": float, "complex": complex, "bytes": bytes, "round": round}
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmul": operator.matmul,
@@ -835,7 +836,8 @@ class Connection:
             else:
                 _check(kind == "obj", "reference kind")
                 special = desc.get("d")
-                _check(special is None or (type(special) is list and set(special) <= _OPTIONAL.keys()), "special methods")
+                _check(special is None or (type(special) is list and set(special) <= _OPTIONAL.keys()),
+                       "special methods")
                 proxy = _remote_class(_OPTIONAL.keys() if special is None else frozenset(special))(self, handle)
             self._proxies[handle] = proxy
         return proxy

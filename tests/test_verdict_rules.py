@@ -584,7 +584,8 @@ def test_a_test_runs_the_models_code_as_a_subprocess(sandbox, scratch):
         def test_check_output():
             assert subprocess.check_output([sys.executable, "-m", "shout", "hi", "there"], text=True) == "HI THERE\\n"
         def test_run_with_input_and_exit_code():
-            done = subprocess.run([sys.executable, "-m", "shout", "--stdin"], input="café", capture_output=True, text=True)
+            done = subprocess.run([sys.executable, "-m", "shout", "--stdin"], input="café", capture_output=True,
+                                  text=True)
             assert done.returncode == 0 and done.stdout == "CAFÉ\\n"
             failed = subprocess.run([sys.executable, "-m", "shout"], capture_output=True, text=True)
             assert failed.returncode == 1 and "nothing to shout" in failed.stderr
