@@ -118,7 +118,7 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
             "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
             "basetemp": str(pytest_tmp / "basetemp"), "judge_uid": judge_uid,
             "log": str(judge_dir / "worker.log"), "record": str(judge_dir / "record.json"),
-            "test_timeout": test_timeout(judged_limits(cfg))}
+            "test_timeout": per_test_timeout(judged_limits(cfg))}
     env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
            "PYTHONPATH": str(RUNTIME), "JUDGE_SPEC": json.dumps(spec)}
     argv = ["-c", PYTEST_STUB, "-q", "-p", "no:cacheprovider", "-p", "judge_plugin", "--color=no", "--tb=short",
@@ -149,7 +149,7 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     return run
 
 
-def test_timeout(cfg) -> float:
+def per_test_timeout(cfg) -> float:
     """Seconds one judged test may take before it fails alone (a test waiting for an event that
     never comes costs that test, not the whole judged run): a third of the run's budget, 5-60 s."""
     return max(5.0, min(60.0, cfg.timeout / 3))

@@ -10,6 +10,7 @@ import pytest
 
 from config import ConfigError, SandboxConfig
 from conftest import ROOT
+from judge import judged_limits, per_test_timeout
 from sandbox import Sandbox, put_file
 from tasks import load_task
 
@@ -62,6 +63,16 @@ def test_folder_task_yaml_overrides(tmp_path):
     task = load_task(folder)
     assert task.spec.max_steps == 5 and task.spec.network is True
     assert task.protected_files() == {"tests/test_x.py"}
+
+
+def test_a_task_sets_the_judged_runs_budget(tmp_path):
+    """A big hidden suite needs more than one test run's limits: the judged run gets the task's."""
+    path = tmp_path / "big.yaml"
+    path.write_text("prompt: do it\ntimeout: 20\njudge_timeout: 900\njudge_cpu_seconds: 600\n")
+    sandbox = load_task(path).settings()["sandbox"]
+    assert sandbox == {"timeout": 20, "judge_timeout": 900, "judge_cpu_seconds": 600}
+    limits = judged_limits(SandboxConfig(**sandbox))
+    assert (limits.timeout, limits.cpu_seconds) == (900, 600) and per_test_timeout(limits) == 60
 
 
 def test_single_yaml_task():
