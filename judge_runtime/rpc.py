@@ -32,7 +32,7 @@ import sys
 import threading
 import types
 import weakref
-from _collections_abc import Mapping
+from _collections_abc import MutableMapping
 
 # The worker starts with no bytecode cache at all (PYTHONPYCACHEPREFIX points nowhere), so every
 # module imported here is compiled from source on each start: datetime, decimal, fractions,
@@ -88,7 +88,7 @@ _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmu
            "le": operator.le, "gt": operator.gt, "ge": operator.ge, "contains": operator.contains,
            "getitem": operator.getitem, "delitem": operator.delitem, "format": format, "round": round,
            "isinstance": isinstance, "issubclass": issubclass}
-_TERNARY = {"setitem": operator.setitem, "pow": pow}
+_TERNARY = {"setitem": operator.setitem, "pow": pow, "get": lambda desc, obj, cls: type(desc).__get__(desc, obj, cls)}
 _PENDING = object()
 _EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path", "code", "value"})
 
@@ -103,7 +103,7 @@ _READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__module_
                                "__type_params__", "__text_signature__", "__enter__", "__exit__", "__aenter__",
                                "__aexit__", "__len__", "__iter__", "__next__", "__contains__", "__getitem__"})
 _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "__kwdefaults__", "__slots__",
-                                   "__call__"})
+                                   "__call__", "__self__", "__func__", "__bases__"})
 _WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
 
 
@@ -662,10 +662,12 @@ class Connection:
             if converted is not None:
                 return converted
         name = _stdlib_name(obj)
-        if name is not None and (self.guarded or (isinstance(obj, type) and issubclass(obj, BaseException))):
-            # operator.add, math.sqrt, str.upper: the worker's own copy, nothing runs here; from the
-            # worker only the standard library's exception classes (pytest.raises(json.JSONDecodeError))
+        if name is not None and self.guarded:  # operator.add, math.sqrt, str.upper: the worker's own copy
             return {"$": "global", "m": name[0], "q": name[1]}
+        if name is not None and isinstance(obj, type) and issubclass(obj, BaseException):
+            # the standard library's exception classes keep their class (pytest.raises(json.JSONDecodeError)),
+            # or, where the judge has not imported that module, get a mirror as the model's own classes do
+            return {"$": "global", "m": name[0], "q": name[1], "or": self._export(obj)}
         return self._export(obj)
 
     def _enc_subclass(self, obj, t, memo: _Memo):
@@ -827,7 +829,7 @@ class Connection:
             cls = self.subclasses.get(desc["w"])
             _check(cls is not None, "a subclass the judge never made")
             wrapper = object.__new__(cls)
-            _bind(wrapper, _remote_class(_OPTIONAL.keys())(self, handle), self)
+            _bind(wrapper, _remote_class(_OPTIONAL.keys()).of(self, handle), self)
             return wrapper
         if proxy is None:
             if kind == "module":
@@ -838,7 +840,7 @@ class Connection:
                 special = desc.get("d")
                 _check(special is None or (type(special) is list and set(special) <= _OPTIONAL.keys()),
                        "special methods")
-                proxy = _remote_class(_OPTIONAL.keys() if special is None else frozenset(special))(self, handle)
+                proxy = _remote_class(_OPTIONAL.keys() if special is None else frozenset(special)).of(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -1272,7 +1274,11 @@ def _dec_global(conn, data, memo):
     module, qualname = data.get("m"), data.get("q")
     _check(type(module) is str and type(qualname) is str, "a name")
     if conn.guarded:
-        _check(module.partition(".")[0] in sys.stdlib_module_names and module in sys.modules, "a module name")
+        _check(module.partition(".")[0] in sys.stdlib_module_names, "a module name")
+        fallback = data.get("or")
+        if module not in sys.modules and type(fallback) is dict and fallback.get("k") == "excclass":
+            return conn._proxy(fallback.get("h"), fallback)
+        _check(module in sys.modules, "a module the judge has")
         found = sys.modules[module]
         for part in qualname.split("."):
             _check(part.isidentifier() and not part.startswith("_"), "a name")
@@ -1392,10 +1398,17 @@ class Remote:
 
     __slots__ = ("_rpc_conn", "_rpc_handle", "_rpc_origin", "__weakref__")
 
-    def __init__(self, conn: Connection, handle: int):
-        object.__setattr__(self, "_rpc_conn", conn)
-        object.__setattr__(self, "_rpc_handle", handle)
-        object.__setattr__(self, "_rpc_origin", None)
+    @classmethod
+    def of(cls, conn: Connection, handle: int) -> "Remote":
+        """A proxy, made without calling the class: `ModelClass.__init__(self, ...)` in a test is the
+        model's __init__ (a property below), not ours."""
+        proxy = object.__new__(cls)
+        object.__setattr__(proxy, "_rpc_conn", conn)
+        object.__setattr__(proxy, "_rpc_handle", handle)
+        object.__setattr__(proxy, "_rpc_origin", None)
+        return proxy
+
+    __init__ = property(lambda self: _ask(self, "getattr", self, "__init__"))
 
     def _rpc_rebind(self, fresh: "Remote") -> None:
         """Stand for the same object of a new worker (the old one is gone)."""
@@ -1463,8 +1476,9 @@ class _Special:
     """The special methods a proxy may have (see _remote_class)."""
 
     def __get__(self, obj, objtype=None):
-        """A function of the model's code set on a test's class binds as a method does."""
-        return self if obj is None else types.MethodType(self, obj)
+        """A function or a descriptor of the model's code set on a test's class (a model decorator
+        on a test's method): the model's own __get__ decides what `instance.name` is."""
+        return _ask(self, "op", "get", self, obj, objtype)
 
     def __hash__(self):
         return _typed(_ask(self, "op", "hash", self), (int,), "hash()")
@@ -1886,7 +1900,7 @@ def _star_names(module: ModuleProxy, importer) -> list[str]:
     return [n for n in names if type(n) is str and n.isidentifier() and not n.startswith("_") and n not in taken]
 
 
-class _RemoteNamespace(Mapping):
+class _RemoteNamespace(MutableMapping):
     def __init__(self, module: ModuleProxy):
         self._module = module
         self._local = types.ModuleType.__dict__["__dict__"].__get__(module)
@@ -1906,6 +1920,15 @@ class _RemoteNamespace(Mapping):
 
     def __len__(self):
         return len(dir(self._module))
+
+    def __setitem__(self, name, value):
+        setattr(self._module, name, value)
+
+    def __delitem__(self, name):
+        try:
+            delattr(self._module, name)
+        except AttributeError:
+            raise KeyError(name) from None
 
 
 class _MirrorMeta(type):

@@ -248,6 +248,29 @@ CASES = {
                          "    assert difference(accumulate(range(10))) == list(range(10))\n"},
         "itertools.tee in the model's code on a test's iterator: a proxy must not look copyable "
         "(tee copies what has __copy__; two copies of accumulate share its source) (more-itertools)"),
+    "subclass_calls_the_models_init_by_name": (
+        {"cache.py": "import collections.abc\n\nclass Cache(collections.abc.MutableMapping):\n"
+                     "    def __init__(self, maxsize, getsizeof=None):\n        self.maxsize, self.d = maxsize, {}\n"
+                     "    def __getitem__(self, k):\n        return self.d[k]\n"
+                     "    def __setitem__(self, k, v):\n        self.d[k] = v\n"
+                     "    def __delitem__(self, k):\n        del self.d[k]\n"
+                     "    def __iter__(self):\n        return iter(self.d)\n"
+                     "    def __len__(self):\n        return len(self.d)\n\n"
+                     "class TTLCache(Cache):\n    def __init__(self, maxsize, ttl, timer=None):\n"
+                     "        Cache.__init__(self, maxsize)\n        self.ttl = ttl\n"},
+        {"test_ttl.py": "from cache import TTLCache\n\nclass TTLTestCache(TTLCache):\n"
+                        "    def __init__(self, maxsize, ttl=0, **kw):\n        TTLCache.__init__(self, maxsize, ttl=ttl, **kw)\n\n"
+                        "def test_ttl():\n    cache = TTLTestCache(2, ttl=5, timer=None)\n    cache[1] = 2\n"
+                        "    assert cache[1] == 2 and cache.ttl == 5 and len(cache) == 1\n"},
+        "a test's subclass calls the model's __init__ by name (TTLCache.__init__(self, ...)), as cachetools' suite does"),
+    "model_decorator_on_a_tests_method": (
+        {"memo.py": "class cached:\n    def __init__(self, fn):\n        self.fn, self.calls = fn, 0\n"
+                    "    def __get__(self, obj, cls=None):\n        if obj is None:\n            return self\n"
+                    "        def bound(*args):\n            self.calls += 1\n            return self.fn(obj, *args)\n"
+                    "        return bound\n"},
+        {"test_memo.py": "from memo import cached\n\nclass Thing:\n    @cached\n    def double(self, x):\n"
+                         "        return 2 * x\n\ndef test_descriptor():\n    assert Thing().double(4) == 8 and Thing.double.calls == 1\n"},
+        "a descriptor of the model's code decorates a test's method: its own __get__ binds it (cachetools' cachedmethod)"),
     # -- the suite as a whole ---------------------------------------------------------------------
     "one_module_error_stops_suite": (
         {"shapes.py": "class Shape:\n    pass\n\ndef area():\n    return 1\n"},
