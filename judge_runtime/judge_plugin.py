@@ -77,13 +77,16 @@ def _names(folder: str, deep: bool) -> set[str]:
 
 def workspace_modules(workspace: str, tests: str) -> tuple[set[str], set[str]]:
     """What the worker imports for the tests: the workspace's top-level modules, except the
-    stdlib, pytest and its kin, names the trusted tests provide themselves, and installed
-    libraries (those win; the second set names the workspace modules they shadow)."""
-    taken = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | PYTEST_FAMILY
-    taken |= {name.partition(".")[0] for name in sys.modules}
-    candidates = _names(workspace, deep=False) - taken - _names(tests, deep=True)
+    stdlib (it wins, as in any Python process), names the trusted tests provide themselves, and
+    what the judge itself runs on or finds installed: pytest and its kin (packaging, pluggy ...)
+    and installed libraries. Those win in the judge; the second set names the workspace modules
+    they shadow, which a trusted test may not import (ShadowFinder)."""
+    own = {"conftest", "judge_plugin", "_judge_rpc", "_judge_sweep"}
+    candidates = _names(workspace, deep=False) - set(sys.stdlib_module_names) - set(sys.builtin_module_names) \
+        - own - _names(tests, deep=True)
+    loaded = {name.partition(".")[0] for name in sys.modules} | PYTEST_FAMILY
     elsewhere = [p for p in sys.path if p and os.path.abspath(p) not in (os.path.abspath(tests), _HERE)]
-    shadowed = {n for n in candidates if importlib.machinery.PathFinder.find_spec(n, elsewhere) is not None}
+    shadowed = {n for n in candidates if n in loaded or importlib.machinery.PathFinder.find_spec(n, elsewhere)}
     return candidates - shadowed, shadowed
 
 

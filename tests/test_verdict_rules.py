@@ -678,3 +678,16 @@ def test_a_test_that_hangs_costs_that_test_only(scratch):
     result = judged(sandbox, scratch, files, tests)
     assert (result["passed"], result["failed"]) == (1, 2) and result["outcome"] == "completed", result["output"]
     assert "ran over 5 s" in result["output"]
+
+
+def test_a_workspace_module_named_like_what_the_judge_runs_on_is_not_judged_as_installed(sandbox, scratch):
+    """pytest needs packaging: a workspace packaging/ would be tested as the installed copy, so a
+    broken one passed. A trusted test that imports it now fails, saying why."""
+    files = {"packaging/__init__.py": "", "packaging/version.py": "def parse(text):\n    return None\n"}
+    tests = {"test_version.py": """
+        from packaging.version import parse
+        def test_parse():
+            assert str(parse("1.0")) == "1.0"
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert not result["ok"] and result["passed"] == 0 and "shadows the installed" in result["output"], result["output"]
