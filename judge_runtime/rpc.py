@@ -117,6 +117,19 @@ def _method_on_type(obj, name: str) -> bool:
     return False
 
 
+_CODE_FIELDS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_flags", "co_name",
+                "co_qualname", "co_firstlineno", "co_varnames")
+
+
+def _code_facts(code):
+    """What a test function's __code__ may tell the model's code (toolz's curry counts arguments):
+    the argument counts, flags, name and the names of its arguments; not its constants or code."""
+    names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4)
+                             + bool(code.co_flags & 8)]
+    values = [getattr(code, f) for f in _CODE_FIELDS[:-1]] + [names]
+    return _namedtuple_class("code", _CODE_FIELDS)(values)
+
+
 def _on_type(obj, name: str) -> bool:
     """Whether `name` is defined by obj's type (a slot or a descriptor), not by obj itself."""
     return any(name in type.__getattribute__(k, "__dict__") for k in type.__getattribute__(type(obj), "__mro__"))
@@ -486,6 +499,8 @@ class Connection:
         if op == "getattr":
             target, name = args
             self._check_target(target)
+            if guarded and name == "__code__" and type(target) is types.FunctionType and self._defined_here(target):
+                return _code_facts(target.__code__)  # the signature's facts, never the test's constants
             self._check_name(target, name, write=False)
             return getattr(target, name)
         if op == "setattr":
@@ -591,9 +606,10 @@ class Connection:
                                                                  or not _on_type(target, name)))
         else:
             allowed = own and not name.startswith(("_rpc", "_pytest"))
-        if not allowed:
-            raise PermissionError(f"{name!r}: the model's code may use public names of the tests' objects, and "
-                                  f"private names and data dunders only of objects the tests define")
+        if not allowed:  # a read the model may not make looks like an attribute that is not there (getattr(x, n, None))
+            text = (f"{name!r}: the model's code may use public names of the tests' objects, and private names and "
+                    f"data dunders only of objects the tests define")
+            raise PermissionError(text) if write else AttributeError(text)
 
     def _defined_here(self, obj) -> bool:
         """Defined in the trusted tests' folder: a function or method of theirs, a class of theirs,
@@ -1464,8 +1480,9 @@ class Remote:
 
 
 def _unpickled(data: bytes):
-    if _GUARDED is None:
-        raise TypeError("no worker to unpickle the model's object in")
+    if _GUARDED is None:  # in the worker: its own pickle (a test handed the bytes back)
+        import pickle
+        return pickle.loads(bytes(data))
     return _GUARDED.request("unpickle", bytes(data))
 
 
@@ -1923,6 +1940,9 @@ class _RemoteNamespace(MutableMapping):
 
     def __setitem__(self, name, value):
         setattr(self._module, name, value)
+
+    def copy(self) -> dict:
+        return {name: self[name] for name in self}
 
     def __delitem__(self, name):
         try:

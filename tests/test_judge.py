@@ -284,7 +284,7 @@ def test_objects_of_the_tests_are_reachable_only_through_public_names(runs):
         def probe(callback, out):
             tries = {
                 "globals": lambda: callback.__globals__,
-                "code": lambda: callback.__code__,
+                "constants": lambda: callback.__code__.co_consts,
                 "self": lambda: out.write.__self__,
                 "format": lambda: "{0.__globals__}".format(callback),
                 "dict": lambda: out.__dict__,
@@ -302,8 +302,8 @@ def test_objects_of_the_tests_are_reachable_only_through_public_names(runs):
         import io
         from probe import probe
         def test_refused():
-            found = probe(lambda: None, io.StringIO())
-            assert found == {k: "PermissionError" for k in found}, found
+            found = probe(lambda: "expected", io.StringIO())
+            assert found == {k: "AttributeError" for k in found}, found
     """}
     result = runs.judged(model, tests)
     assert result.ok and result.passed == 1, result.output
@@ -557,7 +557,7 @@ def test_judge_internals_are_out_of_reach(runs):
     """}
     result = runs.judged(model, tests)
     assert not result.ok and (result.passed, result.failed) == (0, 1), result.output
-    assert result.output.count("PermissionError") >= 3
+    assert result.output.count("AttributeError") + result.output.count("TypeError") >= 3
 
 
 def test_garbage_on_every_descriptor(runs):
@@ -627,7 +627,7 @@ def test_a_hijacked_worker_gets_nothing_more_from_the_judge(runs):
         def test_refused():
             found, called = probe(io.StringIO(), lambda x: x * 3, (i for i in range(3)))
             assert called == 6
-            assert set(found.values()) <= {"PermissionError", "TypeError"}, found
+            assert set(found.values()) <= {"PermissionError", "AttributeError", "TypeError"}, found
     """}
     result = runs.judged(model, tests)
     assert result.ok and result.passed == 1, result.output
