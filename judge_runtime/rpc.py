@@ -76,7 +76,7 @@ _NOT_FORWARDED = frozenset({"__test__", "__signature__", "__mro_entries__", "__o
 _MODULE_LOCAL = frozenset({"__path__", "__file__", "__cached__", "__loader__", "__spec__", "__package__",
                            "__builtins__", "__getattr__", "__dir__"})
 _PATH_TYPES = ("PosixPath", "PurePosixPath", "PureWindowsPath")
-_UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "hash": hash,
+_UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "hash": hash, "signature": lambda x: _signature(x),
           "copy": lambda x: __import__("copy").copy(x), "deepcopy": lambda x: __import__("copy").deepcopy(x),
           "pickle": lambda x: __import__("pickle").dumps(x), "iter": iter, "next": next, "reversed": reversed,
           "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
@@ -1259,6 +1259,30 @@ def _dec_range(conn, data, memo):
     return range(start, stop, step)
 
 
+def _signature(obj):
+    """(worker) inspect.signature of the model's callable, as plain values: [name, kind, default,
+    annotation] per parameter (a missing default or annotation is the string "empty")."""
+    import inspect
+    sig = inspect.signature(obj)
+    empty = inspect.Parameter.empty
+    return {"signature": [[p.name, int(p.kind), "empty" if p.default is empty else [p.default],
+                           "empty" if p.annotation is empty else [p.annotation]] for p in sig.parameters.values()]}
+
+
+def _as_signature(value):
+    """(judge) The signature the worker described, built here from plain values."""
+    import inspect
+    _check(type(value) is dict and type(value.get("signature")) is list, "signature")
+    params = []
+    for entry in value["signature"]:
+        _check(type(entry) is list and len(entry) == 4 and type(entry[0]) is str and type(entry[1]) is int, "parameter")
+        default = inspect.Parameter.empty if entry[2] == "empty" else entry[2][0]
+        annotation = inspect.Parameter.empty if entry[3] == "empty" else entry[3][0]
+        params.append(inspect.Parameter(entry[0], inspect._ParameterKind(entry[1]), default=default,
+                                        annotation=annotation))
+    return inspect.Signature(params)
+
+
 def _dec_alias(conn, data, memo):
     args = conn._dec(data.get("a"), memo)
     _check(type(args) is tuple, "alias arguments")
@@ -1433,6 +1457,12 @@ class Remote:
 
     def __getattr__(self, name):
         __tracebackhide__ = True
+        conn = object.__getattribute__(self, "_rpc_conn")
+        if name == "__signature__" and conn.guarded and "__call__" in dir(type(self)):
+            try:
+                return _as_signature(_ask(self, "op", "signature", self))  # inspect.signature(model_function)
+            except (ValueError, TypeError, ProtocolError) as e:
+                raise AttributeError(name) from e
         if _blocked(name):
             raise AttributeError(name)
         return _ask(self, "getattr", self, name)

@@ -271,6 +271,13 @@ CASES = {
         {"test_memo.py": "from memo import cached\n\nclass Thing:\n    @cached\n    def double(self, x):\n"
                          "        return 2 * x\n\ndef test_descriptor():\n    assert Thing().double(4) == 8 and Thing.double.calls == 1\n"},
         "a descriptor of the model's code decorates a test's method: its own __get__ binds it (cachetools' cachedmethod)"),
+    "signature_of_a_model_function": (
+        {"slug.py": "def slugify(text: str, separator: str = '-', *, lowercase=True) -> str:\n    return text\n"},
+        {"test_sig.py": "import inspect\nfrom slug import slugify\n\ndef test_signature():\n"
+                        "    sig = inspect.signature(slugify)\n"
+                        "    assert list(sig.parameters) == ['text', 'separator', 'lowercase']\n"
+                        "    assert sig.parameters['separator'].default == '-' and sig.parameters['text'].annotation is str\n"},
+        "inspect.signature of a model function in a test (python-slugify's release checks)"),
     # -- the suite as a whole ---------------------------------------------------------------------
     "one_module_error_stops_suite": (
         {"shapes.py": "class Shape:\n    pass\n\ndef area():\n    return 1\n"},
