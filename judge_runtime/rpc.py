@@ -88,7 +88,8 @@ _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmu
            "le": operator.le, "gt": operator.gt, "ge": operator.ge, "contains": operator.contains,
            "getitem": operator.getitem, "delitem": operator.delitem, "format": format, "round": round,
            "isinstance": isinstance, "issubclass": issubclass}
-_TERNARY = {"setitem": operator.setitem, "pow": pow, "get": lambda desc, obj, cls: type(desc).__get__(desc, obj, cls)}
+_TERNARY = {"setitem": operator.setitem, "pow": pow, "get": lambda desc, obj, cls: type(desc).__get__(desc, obj, cls),
+            "set_name": lambda desc, owner, name: type(desc).__set_name__(desc, owner, name)}
 _PENDING = object()
 _EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path", "code", "value"})
 
@@ -1529,6 +1530,10 @@ class _Special:
 
     def __hash__(self):
         return _typed(_ask(self, "op", "hash", self), (int,), "hash()")
+
+    def __set_name__(self, owner, name):
+        """A model descriptor in a test's class body learns its name, as at class creation."""
+        _ask(self, "op", "set_name", self, owner, name)
 
     def __copy__(self):  # only where the real type has one (itertools.tee copies what has __copy__)
         return _ask(self, "op", "copy", self)

@@ -330,6 +330,12 @@ CASES = {
                         "    assert list(sig.parameters) == ['text', 'separator', 'lowercase']\n"
                         "    assert sig.parameters['separator'].default == '-' and sig.parameters['text'].annotation is str\n"},
         "inspect.signature of a model function in a test (python-slugify's release checks)"),
+    "model_descriptor_learns_its_name": (
+        {"named.py": "class named:\n    def __set_name__(self, owner, name):\n        self.name = name\n"
+                     "    def __get__(self, obj, cls=None):\n        return self.name\n"},
+        {"test_named.py": "from named import named\n\nclass Thing:\n    label = named()\n\n"
+                          "def test_name():\n    assert Thing().label == 'label'\n"},
+        "a model descriptor in a test's class body gets __set_name__ (cachetools' cachedmethod)"),
     # -- the suite as a whole ---------------------------------------------------------------------
     "one_module_error_stops_suite": (
         {"shapes.py": "class Shape:\n    pass\n\ndef area():\n    return 1\n"},
