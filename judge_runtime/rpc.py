@@ -732,8 +732,7 @@ class Connection:
         special = _special_methods(t)
         if isinstance(obj, type) and _special_methods(obj, ("__class_getitem__",)):
             special |= {"__getitem__"}  # Box[int]
-        if special != _OPTIONAL.keys():
-            desc["d"] = sorted(special)
+        desc["d"] = sorted(special)
         if not self.guarded and self.subclasses:
             token = self.subclasses.get(t) if t in self.subclasses else None
             if token is not None:
@@ -846,7 +845,7 @@ class Connection:
             cls = self.subclasses.get(desc["w"])
             _check(cls is not None, "a subclass the judge never made")
             wrapper = object.__new__(cls)
-            _bind(wrapper, _remote_class(_OPTIONAL.keys()).of(self, handle), self)
+            _bind(wrapper, _remote_class(_PLAIN_SPECIALS).of(self, handle), self)
             return wrapper
         if proxy is None:
             if kind == "module":
@@ -857,7 +856,7 @@ class Connection:
                 special = desc.get("d")
                 _check(special is None or (type(special) is list and set(special) <= _OPTIONAL.keys()),
                        "special methods")
-                proxy = _remote_class(_OPTIONAL.keys() if special is None else frozenset(special)).of(self, handle)
+                proxy = _remote_class(_PLAIN_SPECIALS if special is None else frozenset(special)).of(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -1642,6 +1641,10 @@ for _op in ("neg", "pos", "abs", "invert"):
     setattr(_Special, f"__{_op}__", _unary(_op))
 
 _OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callable(f)}
+# A proxy made without a description of its type (an exception's or a mirror's link to the real
+# object): none of the special methods that protocols probe for (tee copies what has __copy__,
+# a class body calls __set_name__, a class attribute with __get__ binds).
+_PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__set_name__", "__copy__", "__deepcopy__", "__hash__"}
 _REMOTE_TYPES: set = set()
 _remote_classes: dict = {}
 
