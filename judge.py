@@ -8,23 +8,11 @@ modules as proxies: each call crosses a pipe to the worker, values come back as 
 and every assertion is evaluated in the judge. The judge's folder (tests, report, logs) is
 never visible to the worker. See judge_runtime/rpc.py for what crosses and how.
 
-Known limits (what a trusted test may do that the proxy does not support):
-- isinstance(x, ModelClass) works only when x is itself a proxy; subclassing a model class in a
-  test, type(x) is ModelClass, and pickling or deep-copying model objects are not supported.
-- Values cross as copies. Mutable arguments are written back after each call, but a list the
-  model keeps (self.items = items) and changes later is not seen by the test, and vice versa.
-  Subclasses of builtins arrive as the exact builtin (a namedtuple keeps its field names; a
-  list subclass loses its extra attributes).
-- Only sys.stdout/sys.stderr writes are forwarded (capsys works; capfd, caplog and warnings
-  raised in the model's code do not reach the judge). Threads the model starts cannot call
-  back into test objects.
-- The worker follows the test's cwd, environment, sys.argv and sys.stdin (monkeypatch works for
-  those and for attributes of the model's modules); other process state is per process.
-- Model exceptions are mirrored per class; a model exception class deriving from
-  KeyboardInterrupt is mirrored as an Exception.
-- A workspace module named like a stdlib module or pytest's own is not taken from the
-  workspace; files next to the trusted tests are invisible to the model's code; tests cannot
-  run the model's code as a subprocess (the judge never runs it).
+The rule (README, "Judged runs"): nothing but the tests' own code and exact builtin values
+decides an assertion; a test's value reaches the model's code only as an argument of a call the
+test makes (so comparisons, arithmetic and `in` with a test's value are never forwarded).
+What ordinary suites do and the judge supports, and its known limits, are listed there and
+shown case by case in tests/test_verdict_rules.py and tests/test_judge_fidelity.py.
 """
 from __future__ import annotations
 

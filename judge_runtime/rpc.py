@@ -12,11 +12,14 @@ handle, found by id(), never by the object's own __eq__/__hash__), and on the ot
 `Remote` proxy per handle. Mutable containers passed as call arguments are written back after
 the call, so `xs.sort()` in the callee is seen by the caller.
 
-The *guarded* side (the judge) serves only what a test hands out: public attribute names of
-objects it exported, no imports, no modules, frames, code objects or module-level builtins
-such as eval, and never a traceback of its own. Exceptions cross as the same builtin type with
-the same args; a class the other side defines gets a local mirror class (subclassing its
-nearest builtin base), one per remote class, whose instances forward attribute access.
+The *guarded* side (the judge) serves only what a test hands out: public attribute names, and
+private names and data dunders only of the tests' own objects (never __globals__, __code__,
+frames, modules, tracebacks); standard-library functions and classes are sent by name (the
+worker uses its own); no imports. Exceptions keep their identity across a round trip; a class
+the other side defines gets a local mirror class. The rule of the verdict (_operand): an
+operator never hands a test's value to the model's code. Sections below: transport and
+requests (Connection), values, proxies (Remote, one class per set of special methods),
+shared containers (_LIVE), a test's subclass of a model class (ModelSubclass), modules.
 
 stdlib only: this file runs inside the sandbox interpreter, on both sides.
 """
@@ -1417,7 +1420,7 @@ _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "matmul": "@", "truediv": "/", "
             "contains": "in"}
 
 
-def _operand(proxy, other, op: str) -> None:  # noqa: C901
+def _operand(proxy, other, op: str) -> None:
     """The rule of the verdict: an operator never hands a value of the tests to the model's code
     (it would decide `mean(xs) - 2.5` knowing 2.5). Between two of the model's objects the
     operator is the model's; the other way round (the model's code using a test's object) the
@@ -1431,8 +1434,9 @@ def _operand(proxy, other, op: str) -> None:  # noqa: C901
 
 class Remote:
     """An object of the other process. `proxy == value` never asks the other side (False), so a
-    model object cannot claim to equal an expected value; `proxy == proxy` does. Hash is local
-    identity; isinstance(x, proxy_of_a_class) asks only when x is a proxy too. Each proxy is of a
+    model object cannot claim to equal an expected value; `proxy == proxy` does. Hash is the
+    model's when its class defines one, else local identity; isinstance(x, proxy_of_a_class) asks
+    only for the model's objects. Each proxy is of a
     subclass (_remote_class) that has exactly the special methods the real object's type has, so
     len(), iter(), callable() and hasattr() duck typing see what the real object supports."""
 
