@@ -15,6 +15,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import pickle
 import random
 import signal
 import socket
@@ -396,6 +397,37 @@ def _runs_python(args, kwargs) -> bool:
 
 
 subprocess.Popen = JudgedPopen
+
+
+class JudgedUnpickler(pickle.Unpickler):
+    """pickle in the judge: bytes a test unpickles may come from the model's code, and a pickle can
+    name any callable (eval). Only the workspace's own classes (proxies: they run in the worker),
+    our proxies' own loader and plain data types are looked up; anything else is refused."""
+
+    DATA = {("builtins", n) for n in ("set", "frozenset", "bytearray", "complex", "slice", "range", "object", "list",
+                                      "dict", "tuple", "int", "float", "str", "bytes", "bool")} | {
+        ("collections", n) for n in ("OrderedDict", "defaultdict", "deque", "Counter")} | {
+        ("datetime", n) for n in ("date", "datetime", "time", "timedelta", "timezone")} | {
+        ("decimal", "Decimal"), ("fractions", "Fraction"), ("copyreg", "_reconstructor"),
+        ("_judge_rpc", "_unpickled")}
+
+    def find_class(self, module, name):
+        if (module, name) in self.DATA or module.partition(".")[0] in MODULES:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"the judge does not unpickle {module}.{name} (bytes from the model's code "
+                                     f"could name any callable)")
+
+
+def _judged_loads(data, /, **kwargs):
+    import io
+    return JudgedUnpickler(io.BytesIO(data), **kwargs).load()
+
+
+def _judged_load(file, **kwargs):
+    return JudgedUnpickler(file, **kwargs).load()
+
+
+pickle.Unpickler, pickle.loads, pickle.load = JudgedUnpickler, _judged_loads, _judged_load
 
 
 class WorkspaceFinder:

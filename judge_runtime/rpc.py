@@ -91,8 +91,7 @@ _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmu
            "le": operator.le, "gt": operator.gt, "ge": operator.ge, "contains": operator.contains,
            "getitem": operator.getitem, "delitem": operator.delitem, "format": format, "round": round,
            "isinstance": isinstance, "issubclass": issubclass}
-_TERNARY = {"setitem": operator.setitem, "pow": pow, "get": lambda desc, obj, cls: type(desc).__get__(desc, obj, cls),
-            "set_name": lambda desc, owner, name: type(desc).__set_name__(desc, owner, name)}
+_TERNARY = {"setitem": operator.setitem, "pow": pow}
 _PENDING = object()
 _EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path", "code", "value"})
 
@@ -109,6 +108,7 @@ _READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__module_
 _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "__kwdefaults__", "__slots__",
                                    "__call__", "__self__", "__func__", "__bases__"})
 _WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
+_TEST_SECRETS = frozenset({"pytestmark"})  # pytest keeps a test's parametrize values there
 
 
 def _method_on_type(obj, name: str) -> bool:
@@ -506,6 +506,8 @@ class Connection:
             if guarded and name == "__code__" and type(target) is types.FunctionType and self._defined_here(target):
                 return _code_facts(target.__code__)  # the signature's facts, never the test's constants
             self._check_name(target, name, write=False)
+            if guarded and name == "__dict__":  # a copy, without the tests' marks
+                return {k: v for k, v in dict(getattr(target, name)).items() if k not in _TEST_SECRETS}
             return getattr(target, name)
         if op == "setattr":
             target, name, value = args
@@ -596,6 +598,8 @@ class Connection:
         a door to the judge: __globals__, __code__, __closure__, __class__, __self__ ..."""
         if type(name) is not str:
             raise TypeError("attribute name must be a string")
+        if self.guarded and name in _TEST_SECRETS:
+            raise AttributeError(f"{name!r}: the tests' marks (parametrize values) are not for the model's code")
         if self.guarded and write and _method_on_type(target, name):
             raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
                                   f"or delete it (the test would call the model's code thinking it calls its own)")
@@ -1527,16 +1531,13 @@ class _Special:
     """The special methods a proxy may have (see _remote_class)."""
 
     def __get__(self, obj, objtype=None):
-        """A function or a descriptor of the model's code set on a test's class (a model decorator
-        on a test's method): the model's own __get__ decides what `instance.name` is."""
-        return _ask(self, "op", "get", self, obj, objtype)
+        """A function of the model's code set on a test's class binds as a method does (the test's
+        instance reaches the model's code only when the test calls it). The model's own __get__
+        is never asked: it would receive the test's instance and class without a call of the test."""
+        return self if obj is None else types.MethodType(self, obj)
 
     def __hash__(self):
         return _typed(_ask(self, "op", "hash", self), (int,), "hash()")
-
-    def __set_name__(self, owner, name):
-        """A model descriptor in a test's class body learns its name, as at class creation."""
-        _ask(self, "op", "set_name", self, owner, name)
 
     def __copy__(self):  # only where the real type has one (itertools.tee copies what has __copy__)
         return _ask(self, "op", "copy", self)
@@ -1648,7 +1649,7 @@ _OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callab
 # A proxy made without a description of its type (an exception's or a mirror's link to the real
 # object): none of the special methods that protocols probe for (tee copies what has __copy__,
 # a class body calls __set_name__, a class attribute with __get__ binds).
-_PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__set_name__", "__copy__", "__deepcopy__", "__hash__"}
+_PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__copy__", "__deepcopy__", "__hash__"}
 _REMOTE_TYPES: set = set()
 _remote_classes: dict = {}
 
@@ -1725,8 +1726,10 @@ def _local_base(remote_class) -> type:
         for entry in members:
             _check(type(entry) is list and len(entry) == 2 and all(type(x) is str for x in entry), "member")
             member, kind = entry
-            if not member.isidentifier() or member.startswith("_rpc"):
-                continue
+            if not member.isidentifier() or (member.startswith("_") and member not in _MEMBER_SPECIALS):
+                continue  # what the worker says its class has is not trusted: no __getattribute__, no _private
+            if _is_dunder(member) and kind not in ("method", "none"):
+                continue  # a special method only as a forwarded method (with the operator rule)
             if kind == "method":
                 namespace[member] = _forward(member)
             elif kind == "none":
@@ -1829,7 +1832,10 @@ def _dispatch(mode: str, name: str, target, args: tuple, kwargs: dict):
             raise AttributeError(name) from None
     if name not in cls.__dict__.get("_rpc_overrides", ()):
         raise PermissionError(f"{name!r} is not defined by the tests' class")
-    if mode == "set" and instance:
+    if mode == "set":  # only through a property the test's class defines, never over a method
+        descriptor = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
+        if not instance or not hasattr(type(descriptor), "__set__") or len(args) != 1:
+            raise PermissionError(f"{name!r} is not a property of the tests' class")
         object.__setattr__(target, name, args[0])
         return None
     value = getattr(target, name)

@@ -691,3 +691,81 @@ def test_a_workspace_module_named_like_what_the_judge_runs_on_is_not_judged_as_i
     """}
     result = judged(sandbox, scratch, files, tests)
     assert not result["ok"] and result["passed"] == 0 and "shadows the installed" in result["output"], result["output"]
+
+
+# ---------------------------------------------------------------------------------------------
+# A red team's attacks on today's new surface (each gave a false "solved" before its fix)
+
+RED_TEAM = {
+    "the worker sets a test's method through the subclass dispatcher": ({"calc.py": """
+        class Base:
+            def __init__(self):
+                for v in type(self).__dict__.values():
+                    for c in (getattr(v, "__closure__", None) or ()):
+                        if type(c.cell_contents).__name__ == "Remote":
+                            c.cell_contents("set", "expected", self, (lambda *a: 999,), {})
+            def add(self, a, b):
+                return 999
+    """}, {"test_calc.py": """
+        import calc
+        class Adder(calc.Base):
+            def expected(self, a, b):
+                return a + b
+        def test_add():
+            x = Adder()
+            assert x.add(2, 3) == x.expected(2, 3)
+    """}),
+    "a model descriptor reads the parametrize values": ({"calc.py": """
+        TABLE = {}
+        class Field:
+            def __set_name__(self, owner, name):
+                for m in owner.test_add.__dict__["pytestmark"]:
+                    for a, b, exp in m.args[1]:
+                        TABLE[(a, b)] = exp
+            def __get__(self, obj, cls=None):
+                for name, value in vars(cls).items():
+                    if name.isupper():
+                        TABLE.update(value)
+                return self
+        def add(a, b):
+            return TABLE.get((a, b), 0)
+    """}, {"test_calc.py": """
+        import pytest
+        from calc import Field, add
+        class TestAdd:
+            f = Field()
+            CASES = {(1, 1): 2}
+            @pytest.mark.parametrize("a,b,exp", [(2, 3, 5), (10, 7, 17)])
+            def test_add(self, a, b, exp):
+                assert add(a, b) == exp
+            def test_case(self):
+                self.f
+                assert add(1, 1) == 2
+    """}),
+    "the test unpickles bytes that name eval": ({"calc.py": """
+        import pickle
+        class P:
+            def __reduce__(self):
+                return (eval, ("__import__('sys').modules['test_calc'].__dict__.__setitem__('add', lambda a, b: a + b)",))
+        def dump_state():
+            return pickle.dumps(P())
+        def add(a, b):
+            return 0
+    """}, {"test_calc.py": """
+        import pickle
+        from calc import dump_state, add
+        def test_state():
+            pickle.loads(dump_state())
+        def test_add():
+            assert add(2, 3) == 5
+    """}),
+}
+
+
+@pytest.mark.parametrize("name", RED_TEAM)
+def test_a_red_team_attack_on_the_new_surface_gets_no_pass(sandbox, scratch, name):
+    files, tests = RED_TEAM[name]
+    result = judged(sandbox, scratch, files, tests)
+    assert not result["ok"] and "add" not in {line.split("::")[-1] for line in result["output"].splitlines()
+                                              if line.startswith("PASSED")}, result["output"]
+    assert result["failed"] + result["errors"] >= 1, result["output"]
