@@ -54,6 +54,13 @@ def attack(sandbox, scratch, files, tests, failed: int):
     return result
 
 
+def honest(sandbox, scratch, files, tests, passed=None):
+    """An ordinary suite: it passes plain, and passes judged too (all `passed` of its tests)."""
+    assert plain(sandbox, scratch, files, tests).ok
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and (passed is None or result["passed"] == passed), result["output"]
+
+
 # ---------------------------------------------------------------------------------------------
 # The test's namespace is the test's
 
@@ -167,9 +174,7 @@ def test_operators_between_model_objects_are_the_models(sandbox, scratch):
             assert sorted([Money(3), Money(1)])[0] == Money(1)
             assert Money(2) in Money(3)
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"] and result["passed"] == 1, result["output"]
+    honest(sandbox, scratch, files, tests, passed=1)
 
 
 def test_an_installed_library_wins_over_a_workspace_module(sandbox, scratch):
@@ -298,9 +303,7 @@ def test_decorators_read_and_set_attributes_of_the_tests_functions(sandbox, scra
         def test_names():
             assert name_of(add) == ("add", "add", "Adds.", "test_deco")
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"] and result["passed"] == 3, result["output"]
+    honest(sandbox, scratch, files, tests, passed=3)
 
 
 def test_the_models_code_cannot_rewrite_a_tests_function(sandbox, scratch):
@@ -347,9 +350,7 @@ def test_a_tests_own_exception_class_crosses_both_ways(sandbox, scratch):
         def test_next():
             assert call(lambda: "ok") == "ok"
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"] and result["passed"] == 2, result["output"]
+    honest(sandbox, scratch, files, tests, passed=2)
 
 
 def test_standard_library_exceptions_keep_their_class(sandbox, scratch):
@@ -368,9 +369,7 @@ def test_standard_library_exceptions_keep_their_class(sandbox, scratch):
         def test_good_json():
             assert load('{"a": [1]}') == {"a": [1]}
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"] and result["passed"] == 2, result["output"]
+    honest(sandbox, scratch, files, tests, passed=2)
 
 
 def test_builtins_and_stdlib_functions_are_arguments(sandbox, scratch):
@@ -389,9 +388,7 @@ def test_builtins_and_stdlib_functions_are_arguments(sandbox, scratch):
             assert fold(operator.mul, [1, 2, 3], 1) == 6
             assert apply(math.sqrt, 16) == 4.0 and apply(str.upper, "a") == "A"
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"], result["output"]
+    honest(sandbox, scratch, files, tests)
 
 
 def test_importing_a_submodule_keeps_the_packages_attributes(sandbox, scratch):
@@ -407,9 +404,7 @@ def test_importing_a_submodule_keeps_the_packages_attributes(sandbox, scratch):
             assert make_slug("A B") == "a-b" and slug.slug("C D") == "c-d"
             assert slug.special.CHARS == "-"
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"], result["output"]
+    honest(sandbox, scratch, files, tests)
 
 
 def test_test_threads_call_the_models_code_at_once(sandbox, scratch):
@@ -435,9 +430,7 @@ def test_test_threads_call_the_models_code_at_once(sandbox, scratch):
         def test_after():
             assert bump(0) == 200
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"] and result["passed"] == 2, result["output"]
+    honest(sandbox, scratch, files, tests, passed=2)
 
 
 CACHE = {"cache.py": """
@@ -514,9 +507,7 @@ def test_a_test_subclasses_a_class_of_the_models_code(sandbox, scratch):
             with pytest.raises(ValueError, match="no None"):
                 s.put("c", None)
     """}
-    assert plain(sandbox, scratch, CACHE, tests).ok
-    result = judged(sandbox, scratch, CACHE, tests)
-    assert result["ok"] and result["passed"] == 4, result["output"]
+    honest(sandbox, scratch, CACHE, tests, passed=4)
 
 
 def test_a_subclass_of_the_models_class_decides_nothing_with_a_test_value(sandbox, scratch):
@@ -564,9 +555,7 @@ def test_a_test_changes_shared_state_of_the_models_module(sandbox, scratch):
         def test_monkeypatch_undone():
             assert words.plural("ox") == "oxs" and "ox" not in words.IRREGULAR
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"] and result["passed"] == 2, result["output"]
+    honest(sandbox, scratch, files, tests, passed=2)
 
 
 def test_a_test_runs_the_models_code_as_a_subprocess(sandbox, scratch):
@@ -593,9 +582,7 @@ def test_a_test_runs_the_models_code_as_a_subprocess(sandbox, scratch):
             uid = subprocess.check_output([sys.executable, "-c", "import os; print(os.getuid())"], text=True)
             assert int(uid) == (65534 if os.getuid() != int(uid) else os.getuid())
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"] and result["passed"] == 3, result["output"]
+    honest(sandbox, scratch, files, tests, passed=3)
 
 
 def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
@@ -620,9 +607,7 @@ def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
                 main("bob")
             assert capsys.readouterr().out == "hello bob\\nagain? "
     """}
-    assert plain(sandbox, scratch, files, tests).ok
-    result = judged(sandbox, scratch, files, tests)
-    assert result["ok"] and result["passed"] == 2, result["output"]
+    honest(sandbox, scratch, files, tests, passed=2)
 
 
 def test_the_models_code_cannot_replace_a_method_of_a_tests_object(sandbox, scratch):
