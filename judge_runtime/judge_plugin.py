@@ -206,10 +206,11 @@ class Worker:
             self.proc, read_fd, write_fd = launch(self.spec)
         self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None}
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
-        self.conn = rpc.Connection(os.fdopen(read_fd, "rb"), os.fdopen(write_fd, "wb"), guarded=True,
+        self.conn = rpc.Connection(os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb"), guarded=True,
                                    outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
                                    trusted_folder=TESTS_DIR)
         self.conn.expect_hello()
+        self.conn.answer_when_idle()
 
     def revive(self) -> None:
         """A fresh worker for the next test when this one is lost, and the tests' modules of the

@@ -31,6 +31,7 @@ import json
 import math
 import operator
 import os
+import queue
 import sys
 import threading
 import types
@@ -255,6 +256,8 @@ class Connection:
             _GUARDED = self
         self._trusted = os.path.abspath(trusted_folder) + os.sep if trusted_folder else None
         self._rfile, self._wfile = rfile, wfile
+        self._read_some = getattr(rfile, "read1", rfile.read)  # what has come, without waiting for more
+        self._unread, self._scanned = bytearray(), 0
         self._outgoing = outgoing or (lambda msg: None)      # adds fields to a message being sent
         self._incoming = incoming or (lambda msg: None)      # reads fields of any message received
         self._before_serve = before_serve or (lambda msg: None)
@@ -266,7 +269,17 @@ class Connection:
         self._proxies: dict[int, object] = {}   # their handle -> its one proxy
         self._mirrors: dict[int, type] = {}     # their exception class handle -> local class
         self.broken: RpcError | None = None
-        self._turn = threading.RLock()
+        self._turn = threading.RLock()          # (judge) its threads take turns: one exchange at a time
+        self._serving: list[int] = []            # (judge) the worker's questions being answered, innermost last
+        self._pending: list[int] = []            # our questions waiting for a reply in turn, innermost last
+        self._early: dict[int, dict] = {}        # replies to outer questions that came first
+        self._routed = False                     # (worker) one reader thread routes each message (_route)
+        self._waiting: dict[int, queue.SimpleQueue] = {}  # (worker) our question -> the asking thread's inbox
+        self._inboxes: list[queue.SimpleQueue] = []
+        self._thread_inbox = threading.local()
+        self._main_inbox: queue.SimpleQueue = queue.SimpleQueue()  # (worker) the judge's top-level questions
+        self._sending = threading.Lock()
+        self._tables = threading.RLock()         # handles and proxies, made once per object from any thread
         self.local_bases: dict[int, type] = {}   # their class handle -> our base for the tests' subclasses
         self.subclasses: dict = {}               # (worker) their token -> our subclass; (judge) token -> test class
         self.wrappers: dict[int, object] = {}    # (judge) their handle -> the test's subclass instance
@@ -296,23 +309,21 @@ class Connection:
         self._fail(PeerGone("the connection was closed"), explain=False)
 
     def _send(self, msg: dict) -> None:
-        if self.broken is not None:
-            raise self._still_broken()
-        self._outgoing(msg)
-        data = json.dumps(msg, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
-        try:
-            self._wfile.write(data)
-            self._wfile.flush()
-        except (OSError, ValueError):
-            raise self._fail(PeerGone("the other side stopped reading")) from None
+        with self._sending:
+            if self.broken is not None:
+                raise self._still_broken()
+            self._outgoing(msg)
+            data = json.dumps(msg, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
+            try:
+                self._wfile.write(data)
+                self._wfile.flush()
+            except (OSError, ValueError):
+                raise self._fail(PeerGone("the other side stopped reading")) from None
 
     def _receive(self) -> dict:
         if self.broken is not None:
             raise self._still_broken()
-        try:
-            line = self._rfile.readline(MAX_MESSAGE + 1)
-        except (OSError, ValueError):
-            line = b""
+        line = self._read_line()
         if not line:
             raise self._fail(PeerGone("the other side closed the connection"))
         if len(line) > MAX_MESSAGE or not line.endswith(b"\n"):
@@ -327,6 +338,57 @@ class Connection:
             raise self._fail(ProtocolError(f"not a valid message ({type(e).__name__})")) from None
         return msg
 
+    def _read_line(self) -> bytes:
+        """One message, read in chunks as they come: what is read past it stays here (not in a
+        file's buffer), so the judge's idle listener can tell that a message is waiting."""
+        while True:
+            end = self._unread.find(b"\n", self._scanned)
+            if end >= 0:
+                line = bytes(self._unread[:end + 1])
+                del self._unread[:end + 1]
+                self._scanned = 0
+                return line
+            self._scanned = len(self._unread)
+            if self._scanned > MAX_MESSAGE:
+                return bytes(self._unread)
+            try:
+                chunk = self._read_some(1 << 16)
+            except (OSError, ValueError):
+                chunk = b""
+            if not chunk:
+                return bytes(self._unread)
+            self._unread += chunk
+
+    def _message_waiting(self, timeout: float) -> bool:
+        import select
+        if b"\n" in self._unread:
+            return True
+        return bool(select.select([self._rfile], [], [], timeout)[0])
+
+    def answer_when_idle(self) -> None:
+        """(judge) The model's threads may call a test's function while no test thread is in an
+        exchange (a timer, a callback_iter between two next() calls): a thread of the judge
+        answers then, as the model's own thread would have run that function in a plain run."""
+        threading.Thread(target=self._answer_when_idle, name="judge-rpc-idle", daemon=True).start()
+
+    def _answer_when_idle(self) -> None:
+        while self.broken is None:
+            try:
+                if not self._message_waiting(0.1) or not self._turn.acquire(timeout=0.1):
+                    continue
+            except (OSError, ValueError):
+                return
+            try:
+                if self.broken is None and self._message_waiting(0):
+                    msg = self._receive()
+                    if "q" not in msg:
+                        raise self._fail(ProtocolError("a reply while nothing was asked"))
+                    self._serve(msg)
+            except BaseException:  # noqa: BLE001 - the connection is marked broken; tests see that
+                return
+            finally:
+                self._turn.release()
+
     def send_hello(self) -> None:
         self._send({"hello": 1})
 
@@ -339,9 +401,11 @@ class Connection:
 
     def request(self, op: str, *args):
         """Ask the other side; serve its own requests (callbacks) while waiting for the reply.
-        One exchange at a time: threads of the tests take turns (a callback the other side makes
-        meanwhile is served in the asking thread, which holds the turn)."""
+        The judge's threads take turns (one exchange at a time, read by the thread that holds the
+        turn); the worker's threads ask at once, each getting what is meant for it (_route)."""
         __tracebackhide__ = True
+        if self._routed:
+            return self._request(op, args)
         with self._turn:
             return self._request(op, args)
 
@@ -356,22 +420,86 @@ class Connection:
             raise TypeError("a value too deeply nested to send to the other process") from None
         sent = len(memo.objs)
         qid = next(self._ids)
-        self._send({"q": qid, "op": op, "a": encoded})
+        question = {"q": qid, "op": op, "a": encoded}
+        if self._serving:  # part of answering the worker's question: the thread that asked it answers this
+            question["in"] = self._serving[-1]
         try:
-            while True:
-                msg = self._receive()
-                if "q" in msg:
-                    self._serve(msg)
-                    continue
-                if msg.get("r") != qid:
-                    raise self._fail(ProtocolError("a reply to a question that was not asked"))
-                break
+            if self._routed:
+                inbox = self._inbox()
+                self._waiting[qid] = inbox
+                self._send(question)
+                msg = self._reply_routed(qid, inbox)
+            else:
+                self._pending.append(qid)
+                self._send(question)
+                msg = self._reply_in_turn(qid)
         except RpcError:
             raise
         except BaseException:  # left mid-exchange (a test's time ran out): the exchange cannot go on
             self._fail(PeerGone("an exchange with the other side was abandoned"), explain=False)
             raise
+        finally:
+            if qid in self._pending:
+                self._pending.remove(qid)
         return self._finish(msg, memo, sent)
+
+    def _reply_in_turn(self, qid: int) -> dict:
+        """(judge) Read until our reply comes, answering the worker's questions meanwhile. A
+        reply to an outer question of ours may come first (the model's thread that asked the
+        inner one is still running): kept until that question's turn."""
+        while qid not in self._early:
+            msg = self._receive()
+            if "q" in msg:
+                self._serve(msg)
+                continue
+            answered = msg.get("r")
+            if type(answered) is not int or answered not in self._pending or answered in self._early:
+                raise self._fail(ProtocolError("a reply to a question that was not asked"))
+            self._early[answered] = msg
+        return self._early.pop(qid)
+
+    def _reply_routed(self, qid: int, inbox: queue.SimpleQueue) -> dict:
+        """(worker) Wait for what the router hands this thread: the reply, or a question the
+        judge asks while answering ours (a test's callback calling the model's code again)."""
+        while True:
+            msg = inbox.get()
+            if msg is None:
+                raise self._still_broken()
+            if "q" in msg:
+                self._serve(msg)
+                continue
+            if msg.get("r") != qid:
+                raise self._fail(ProtocolError("a reply out of turn"))
+            return msg
+
+    def _inbox(self) -> queue.SimpleQueue:
+        inbox = getattr(self._thread_inbox, "inbox", None)
+        if inbox is None:
+            inbox = self._thread_inbox.inbox = queue.SimpleQueue()
+            self._inboxes.append(inbox)
+        return inbox
+
+    def _route(self) -> None:
+        """(worker) The one reader: a reply goes to the thread that asked; a question the judge
+        asks while answering one of ours goes to the thread that asked that one (where the
+        model's code would run it in a plain run); any other question to the main thread."""
+        while True:
+            try:
+                msg = self._receive()
+            except RpcError:
+                break
+            if "q" not in msg:
+                inbox = self._waiting.pop(msg.get("r"), None) if type(msg.get("r")) is int else None
+            elif "in" in msg:
+                inbox = self._waiting.get(msg["in"]) if type(msg["in"]) is int else None
+            else:
+                inbox = self._main_inbox
+            if inbox is None:
+                self._fail(ProtocolError("a message for no one"))
+                break
+            inbox.put(msg)
+        for inbox in [self._main_inbox, *self._inboxes]:
+            inbox.put(None)
 
     def _finish(self, msg: dict, memo: _Memo, sent: int):
         __tracebackhide__ = True
@@ -419,7 +547,22 @@ class Connection:
         return ProtocolError(f"the model's code raised an outcome exception of the tests ({t.__name__})")
 
     def serve_forever(self) -> None:
-        """The worker's main loop: answer requests until the judge closes the pipe."""
+        """The worker's main loop: answer the judge's questions until it closes the pipe."""
+        try:
+            threading.Thread(target=self._route, name="judge-rpc-router", daemon=True).start()
+            self._routed = True
+        except RuntimeError:  # no thread to spare (the user's process limit): the judge's way, one reader in turn
+            self._serve_in_turn()
+            return
+        while True:
+            msg = self._main_inbox.get()
+            if msg is None:
+                return
+            self._serve(msg)
+
+    def _serve_in_turn(self) -> None:
+        """Without the router: the model's threads take turns, and one of them still running
+        after the call that started it returned reads against this loop (the connection breaks)."""
         while True:
             try:
                 msg = self._receive()
@@ -442,9 +585,17 @@ class Connection:
         received = len(memo.objs)
         reply: dict = {"r": qid}
         caught: list = []
+        recording = not self.guarded and threading.current_thread() is threading.main_thread()
         try:
             self._before_serve(msg)
-            result = self._perform(op, args) if self.guarded else self._perform_recording(op, args, caught)
+            if self.guarded:
+                self._serving.append(qid)
+                try:
+                    result = self._perform(op, args)
+                finally:
+                    self._serving.pop()
+            else:
+                result = self._perform_recording(op, args, caught) if recording else self._perform(op, args)
             mark = len(memo.objs)
             try:
                 reply["v"] = self._enc(result, memo)
@@ -469,7 +620,9 @@ class Connection:
 
     def _perform_recording(self, op: str, args: list, caught: list):
         """(worker) Perform, recording the warnings the model's code issues: the judge issues them
-        again where the test runs, so pytest.warns and the test's own filters see them."""
+        again where the test runs, so pytest.warns and the test's own filters see them. Only in
+        the main thread: catch_warnings is process-wide, and the main thread's recording also
+        sees the warnings of the model's other threads."""
         import warnings
         with warnings.catch_warnings(record=True) as recorded:
             warnings.simplefilter("always")
@@ -729,11 +882,12 @@ class Connection:
         """By reference: a handle, the same for the same object (found by id, kept alive)."""
         if self.guarded:
             _check_exportable(obj)
-        handle = self._handle_of.get(id(obj))
-        if handle is None or self._objects.get(handle) is not obj:
-            handle = next(self._handles)
-            self._objects[handle] = obj
-            self._handle_of[id(obj)] = handle
+        with self._tables:
+            handle = self._handle_of.get(id(obj))
+            if handle is None or self._objects.get(handle) is not obj:
+                handle = next(self._handles)
+                self._objects[handle] = obj
+                self._handle_of[id(obj)] = handle
         desc = {"$": "ref", "h": handle}
         t = type(obj)
         special = _special_methods(t)
@@ -840,6 +994,11 @@ class Connection:
         return set(values) if t is set else values
 
     def _proxy(self, handle: int, desc: dict):
+        """One proxy per handle, also when two of the worker's threads receive it at once."""
+        with self._tables:
+            return self._one_proxy(handle, desc)
+
+    def _one_proxy(self, handle: int, desc: dict):
         _check(type(handle) is int and handle > 0, "handle")
         kind = desc.get("k", "obj")
         if kind == "excclass":

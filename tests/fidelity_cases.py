@@ -67,6 +67,42 @@ CASES = {
                          "    assert parallel_map(slow_square, range(40)) == [i * i for i in range(40)]\n\n"
                          "def test_after():\n    assert parallel_map(abs, [-1]) == [1]\n"},
         "threads of the model's code call a test's function at once"),
+    "model_thread_calls_back_after_the_call_returned": (
+        {"cbiter.py": "import queue\nimport threading\n\nclass callback_iter:\n"
+                      "    def __init__(self, func):\n        self._items = queue.Queue()\n"
+                      "        self._thread = threading.Thread(target=self._run, args=(func,))\n"
+                      "        self._thread.start()\n\n"
+                      "    def _run(self, func):\n        func(callback=self._items.put)\n        self._items.put(StopIteration)\n\n"
+                      "    def __iter__(self):\n        return self\n\n"
+                      "    def __next__(self):\n        item = self._items.get(timeout=10)\n"
+                      "        if item is StopIteration:\n            self._thread.join()\n            raise StopIteration\n"
+                      "        return item\n"},
+        {"test_cbiter.py": "import time\nfrom cbiter import callback_iter\n\ndef produce(callback):\n"
+                           "    for i in range(5):\n        time.sleep(0.01)\n        callback(i)\n\n"
+                           "def test_collects_in_order():\n    assert list(callback_iter(produce)) == [0, 1, 2, 3, 4]\n\n"
+                           "def test_after():\n    assert list(callback_iter(lambda callback: callback('x'))) == ['x']\n"},
+        "a model thread goes on calling a test's function after the call that started it returned "
+        "(more_itertools.callback_iter), and the test's function calls the model's code back"),
+    "model_main_and_thread_call_back_at_once": (
+        {"both.py": "import threading\n\ndef both(fn):\n    out = {}\n"
+                    "    worker = threading.Thread(target=lambda: out.setdefault('thread', fn('thread')))\n"
+                    "    worker.start()\n    out['main'] = fn('main')\n    worker.join()\n    return out\n\n"
+                    "def double(x):\n    return x * 2\n"},
+        {"test_both.py": "import threading\nimport both\n\nseen = []\nlock = threading.Lock()\n\n"
+                         "def record(who):\n    with lock:\n        seen.append(who)\n    return both.double(who)\n\n"
+                         "def test_both():\n    assert both.both(record) == {'main': 'mainmain', 'thread': 'threadthread'}\n"
+                         "    assert sorted(seen) == ['main', 'thread']\n"},
+        "the model's main thread and a thread it started call a test's function at once; the test's "
+        "function calls the model's code again"),
+    "model_timer_calls_back_while_test_waits": (
+        {"later.py": "import threading\n\ndef call_later(delay, fn, *args):\n"
+                     "    timer = threading.Timer(delay, fn, args)\n    timer.start()\n    return timer\n"},
+        {"test_later.py": "import threading\nfrom later import call_later\n\ndef test_fires():\n"
+                          "    fired = threading.Event()\n    got = []\n\n    def done(value):\n"
+                          "        got.append(value)\n        fired.set()\n\n"
+                          "    call_later(0.05, done, 7)\n    assert fired.wait(5)\n    assert got == [7]\n"},
+        "a model's timer thread calls a test's function while the test waits on its own event, "
+        "making no call into the model's code"),
     "model_raises_test_exception_class": (
         {"apply.py": "def call(fn):\n    return fn()\n"},
         {"test_apply.py": "import pytest\nfrom apply import call\n\nclass Boom(Exception):\n    pass\n\n"

@@ -120,6 +120,45 @@ def test_a_proxy_has_the_special_methods_of_its_type_only(pair):
     assert callable(module.Bag)
 
 
+THREADED_MODEL = """
+import threading
+
+def in_thread(fn, x):
+    out = []
+    worker = threading.Thread(target=lambda: out.append(fn(x)))
+    worker.start()
+    worker.join()
+    return out[0]
+
+def double(x):
+    return 2 * x
+"""
+
+
+class _NoThreadToSpare(threading.Thread):
+    """The worker's user at its process limit: its one reader thread cannot start."""
+
+    def start(self):
+        if self.name == "judge-rpc-router":
+            raise RuntimeError("can't start new thread")
+        super().start()
+
+
+@pytest.mark.parametrize("threads", ["a router thread", "no thread to spare"])
+def test_a_model_thread_calls_back_and_the_callback_calls_the_model_again(monkeypatch, threads):
+    if threads == "no thread to spare":
+        monkeypatch.setattr(rpc, "threading", type(threading)("threading"))
+        rpc.threading.__dict__.update(vars(threading), Thread=_NoThreadToSpare)
+    pair = Pair()
+    try:
+        m = model(pair, THREADED_MODEL)
+        assert m.in_thread(lambda v: m.double(v) + 1, 4) == 9
+        assert [m.in_thread(m.double, i) for i in range(3)] == [0, 2, 4]
+        assert pair.worker._routed == (threads == "a router thread")
+    finally:
+        pair.close()
+
+
 def test_the_worker_reaches_only_public_names_of_objects_the_test_did_not_define(pair):
     import io
     probe = model(pair, "def get(obj, name):\n    return getattr(obj, name)\n").get
