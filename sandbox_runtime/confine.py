@@ -91,7 +91,7 @@ def run_child(argv: list[str]) -> NoReturn:
         exit_with(pid)
     import subprocess
     try:
-        code = subprocess.call(argv, stdin=subprocess.DEVNULL)
+        code = subprocess.call(argv)  # our stdin and stdout too: the judge's worker talks over them
     except OSError as e:
         os.write(2, f"tdd-agent: {argv[0]}: {e}\n".encode())
         os._exit(127)
