@@ -4,7 +4,9 @@ root, bubblewrap when it works, a wall-clock timeout, and no process left behind
 Measured facts behind each choice: output goes to files (a pipe held open by a background child
 made the caller wait out its timeout), the process tree is frozen before it is killed (else a
 fork bomb wins the race), and orphans are collected by making this process a child subreaper (a
-child that calls setsid or double-forks escapes a process-group kill).
+child that calls setsid or double-forks escapes a process-group kill). The per-platform part of
+starting, waiting and ending (rlimits, subreaper, Job Object) is procs.py; bwrap and namespaces
+exist on Linux only, elsewhere the basic layer is all there is ("portable" in describe()).
 """
 from __future__ import annotations
 
