@@ -147,9 +147,14 @@ class LocalExecutor:
 
     def start(self, argv: list[str], cwd: Path, log: Optional[Path]) -> subprocess.Popen:
         out = open(log, "ab") if log else None
-        try:  # its own session: a terminal's Ctrl-C reaches the batch, which passes it on once
+        # its own session (Windows: process group): a terminal's Ctrl-C reaches the batch, which passes it on once
+        flags = 0
+        if sys.platform == "win32":
+            flags = subprocess.CREATE_NEW_PROCESS_GROUP
+        try:
             return subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT if out else None, start_new_session=True)
+                                    stderr=subprocess.STDOUT if out else None, start_new_session=True,
+                                    creationflags=flags)
         finally:
             if out:
                 out.close()
@@ -158,8 +163,12 @@ class LocalExecutor:
         return handle.poll()
 
     def interrupt(self, handle: subprocess.Popen, hard: bool = False) -> None:
-        if handle.poll() is None:
-            handle.send_signal(signal.SIGKILL if hard else signal.SIGINT)
+        if handle.poll() is None and hard:
+            handle.kill()
+        elif handle.poll() is None and sys.platform == "win32":  # Ctrl-Break to its group (run_task.py: a Ctrl-C)
+            handle.send_signal(signal.CTRL_BREAK_EVENT)
+        elif handle.poll() is None:
+            handle.send_signal(signal.SIGINT)
 
 
 # -- results and the summary ---------------------------------------------------------------------
@@ -338,8 +347,9 @@ class Batch:
                                                                  for s in self.servers if s.alive))
         self.publish(running)
         interrupted = False
-        for sig in (signal.SIGTERM, signal.SIGHUP):  # the runs are in sessions of their own: stop them as on Ctrl-C
-            signal.signal(sig, signal.default_int_handler)
+        for name in ("SIGTERM", "SIGHUP"):  # the runs are in sessions of their own: stop them as on Ctrl-C
+            if hasattr(signal, name):  # (no SIGHUP on Windows)
+                signal.signal(getattr(signal, name), signal.default_int_handler)
         try:
             while pending or running:
                 for server in self.servers:

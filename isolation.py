@@ -4,16 +4,14 @@ root, bubblewrap when it works, a wall-clock timeout, and no process left behind
 Measured facts behind each choice: output goes to files (a pipe held open by a background child
 made the caller wait out its timeout), the process tree is frozen before it is killed (else a
 fork bomb wins the race), and orphans are collected by making this process a child subreaper (a
-child that calls setsid or double-forks escapes a process-group kill).
+child that calls setsid or double-forks escapes a process-group kill). The per-platform part of
+starting, waiting and ending (rlimits, subreaper, Job Object) is procs.py; bwrap and namespaces
+exist on Linux only, elsewhere the basic layer is all there is ("portable" in describe()).
 """
 from __future__ import annotations
 
-import ctypes
 import os
-import resource
-import select
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -22,66 +20,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+import procs
+import runtime_files
 import seccomp
 from config import SandboxConfig
-from judge_runtime.sweep import descendants, kill_tree, parents  # noqa: F401 (descendants: for callers)
+from judge_runtime.sweep import descendants, kill_tree, parents  # noqa: F401 (for callers)
+from runtime_files import running_as_root
+from sandbox_runtime.confine import STARTED  # noqa: F401 (for callers: the first line of a started run's log)
 
-NOBODY = 65534  # runs the model's code when the agent is root
+NOBODY = 65534  # runs the model's code when the agent is root (Linux)
 JUDGE = 65533  # runs the judged trusted tests when the agent is root (never root, never NOBODY)
-PR_SET_CHILD_SUBREAPER = 36
-
-# Runs first inside the sandbox. With namespaces (the basic layer where the kernel allows them)
-# it first gives the tests their own /tmp, /var/tmp and /dev/shm (fresh tmpfs), binding back the
-# folders the run needs that live below them. It turns the kernel keyrings off (seccomp.py: the
-# user keyring is shared by every run). Then it drops to the unprivileged user when asked,
-# and forks the real command and waits, so the command's parent is this launcher and never the
-# agent itself (a test that kills its parent ends only its own run). It prints STARTED first: a
-# log without it means the sandbox itself never started (a bwrap or unshare error, a missing
-# interpreter), which is no test result at all.
-STARTED = "tdd-agent: sandbox started"
 PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
-# The private mounts (a script's part, `private` set, see Confinement.private_mounts): shared by
-# the launcher and the warm runner (warm.py).
-PRIVATE_MOUNTS = """\
-if private:
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    def mount(source, target, fstype, flags, data):
-        if libc.mount(source.encode(), target.encode(), fstype, flags, data) != 0:
-            raise OSError(ctypes.get_errno(), "mount " + target)
-    keep = [(path, os.open(path, os.O_RDONLY)) for path in private.split(":")[1].split(",") if path]
-    for top in private.split(":")[0].split(","):
-        if os.path.isdir(top):
-            mount("tmpfs", top, b"tmpfs", 0, b"mode=1777")
-    for path, fd in keep:
-        os.makedirs(path, exist_ok=True)
-        mount("/proc/self/fd/%d" % fd, path, None, 4096 | 16384, None)  # MS_BIND | MS_REC
-        os.close(fd)
-"""
-# Wait for the child, then end with its exit code (a signal's the shell's way): shared by the
-# launcher and the warm runner (warm.py).
-EXIT_WITH = """\
-def exit_with(pid):
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except InterruptedError:
-            pass
-    code = os.waitstatus_to_exitcode(status)
-    os._exit(128 - code if code < 0 else code)
-"""
-LAUNCHER = ("import os, sys\nuid, private = int(sys.argv[1]), sys.argv[2]\n" + PRIVATE_MOUNTS + EXIT_WITH
-            + seccomp.INSTALL + """\
-no_keyrings()
-if uid >= 0:
-    os.setgroups([]); os.setgid(uid); os.setuid(uid)
-os.write(1, b"%s\\n")
-pid = os.fork()
-if pid == 0:
-    os.execv(sys.argv[3], sys.argv[3:])
-exit_with(pid)
-""" % STARTED)
+# Runs first inside the sandbox (sandbox_runtime/launcher.py): with namespaces (the basic layer
+# where the kernel allows them) it first gives the tests their own /tmp, /var/tmp and /dev/shm
+# (fresh tmpfs), binding back the folders the run needs that live below them. It turns the
+# kernel keyrings off (seccomp.py: the user keyring is shared by every run). Then it drops to
+# the unprivileged user when asked, prints STARTED, and runs the real command as its child.
 
 
 @dataclass
@@ -103,21 +57,41 @@ class Confinement:
     readonly_paths: list[str] = field(default_factory=list)
     namespaces: bool = False  # basic layer: unshare works here
     hidden: list[str] = field(default_factory=list)  # with namespaces: folders the tests must not see
+    runtime: str = ""  # the folder holding our copy of sandbox_runtime/ (runtime_files.py)
+    limits: list[str] = field(default_factory=lambda: list(procs.RLIMITS))  # the rlimits this system sets
 
     def describe(self) -> str:
-        who = f"uid {self.run_as}" if self.run_as >= 0 else f"uid {os.getuid()} (not root: no user switch)"
+        if sys.platform == "win32" or self.layer == "basic" and not self.namespaces and sys.platform != "linux":
+            return self.describe_portable()
+        who = f"uid {self.run_as}" if self.run_as >= 0 else "your own user (not root: no user switch)"
         who += (", no kernel keyrings" if seccomp.PROGRAM
                 else f", kernel keyrings shared (no filter for {seccomp.MACHINE})")
+        limits = self.gives()["words"]
         if self.layer == "bwrap":
-            return f"bwrap (read-only system, private /tmp, no network unless allowed, own PID namespace, no capabilities), {who}, rlimits"
+            return f"bwrap (read-only system, private /tmp, no network unless allowed, own PID namespace, no capabilities), {who}, {limits}"
         if self.namespaces:
             shared = ("files readable by others outside /tmp, /var/tmp, /dev/shm, the task's folder and the runs folder"
                       + ("" if self.run_as >= 0 else ", and everything you can write"))
             return (f"basic with namespaces (private /tmp, /var/tmp, /dev/shm, no network unless allowed, own PID namespace), "
-                    f"{who}, rlimits; shared: {shared}; install bubblewrap for a read-only system")
+                    f"{who}, {limits}; shared: {shared}; install bubblewrap for a read-only system")
         shared = ("/tmp, /var/tmp, /dev/shm, the network, the process list, and every file readable by others "
                   "(task files with their hidden tests included)" + ("" if self.run_as >= 0 else ", and everything you can write"))
-        return f"basic (rlimits, clean environment, own session, {who}); shared with the tests: {shared}; install bubblewrap to isolate them"
+        return f"basic ({limits}, clean environment, own session, {who}); shared with the tests: {shared}; install bubblewrap to isolate them"
+
+    def describe_portable(self) -> str:
+        """Windows, macOS and other systems without bubblewrap or namespaces: what is left."""
+        gives = self.gives()
+        return (f"portable ({gives['words']}; {gives['process_control']}; clean environment), as your own user; "
+                "shared with the tests: every file you can read or write (the task's hidden tests and the judge's "
+                "folder included), the network, the process list; a verdict here is only as good as the model's "
+                "code is honest (README: the sandbox per platform)")
+
+    def gives(self) -> dict:
+        """What this confinement gives, as data for result.json."""
+        return {"layer": self.layer if sys.platform == "linux" or self.layer != "basic" else "portable",
+                "namespaces": self.namespaces, "user": self.run_as if self.run_as >= 0 else "yours",
+                "keyrings_filtered": bool(seccomp.PROGRAM) and sys.platform == "linux",
+                **procs.gives(self.limits, procs.SUBREAPER)}
 
     def prefix(self, writable: list[Path], workdir: Path, network: bool) -> list[str]:
         """What runs in front of the launcher."""
@@ -148,12 +122,12 @@ def unshare_command(run_as: int, network: bool) -> list[str]:
 
 def unshare_works() -> bool:
     """Checked once: the launcher under the same unshare we will use, making its private mounts."""
-    if not shutil.which("unshare"):
+    if sys.platform != "linux" or not shutil.which("unshare"):
         return False
-    run_as = NOBODY if os.getuid() == 0 else -1
-    probe = Confinement("basic", run_as, namespaces=True)
-    cmd = unshare_command(run_as, network=False) + [sys.executable, "-I", "-S", "-c", LAUNCHER, str(run_as),
-                                                    probe.private_mounts([]), "/bin/true"]
+    run_as = NOBODY if running_as_root() else -1
+    probe = Confinement("basic", run_as, namespaces=True, runtime=str(runtime_files.runtime_root()))
+    cmd = unshare_command(run_as, network=False) + [*launcher(probe, sys.executable), probe.private_mounts([]),
+                                                    "", "/bin/true"]
     try:
         return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               timeout=20).returncode == 0
@@ -161,24 +135,13 @@ def unshare_works() -> bool:
         return False
 
 
-def become_subreaper() -> bool:
-    """Orphans of the commands we run are re-parented to us, so we can find and reap them."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
 def _user_tasks(uids: tuple[int, ...]) -> int:
     """Processes and threads the users run now (RLIMIT_NPROC counts threads too)."""
     count = 0
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid in uids:
-                count += len(os.listdir(f"/proc/{entry}/task"))
-        except OSError:
-            pass
+    for proc in procs.psutil.process_iter(["uids", "num_threads"]):
+        uid = proc.info["uids"]
+        if uid is not None and uid.real in uids:
+            count += proc.info["num_threads"] or 0
     return count
 
 
@@ -187,7 +150,8 @@ def rlimit_values(limits: SandboxConfig, run_as, also: tuple[int, ...] = ()) -> 
     the user, so a user keeps room for what it already runs (another run's judge, say); `also`:
     other users the command's processes will run as."""
     mib = 1024 * 1024
-    uids = tuple(u for u in (run_as if run_as >= 0 else os.getuid(), *also) if u != 0)
+    me = getattr(os, "getuid", lambda: 0)()  # (no uids on Windows, nor RLIMIT_NPROC)
+    uids = tuple(u for u in (run_as if run_as >= 0 else me, *also) if u != 0)
     nproc = limits.max_processes + (_user_tasks(uids) if uids else 0)
     return [("RLIMIT_CPU", (limits.cpu_seconds, limits.cpu_seconds + 1)),
             ("RLIMIT_AS", (limits.memory_mb * mib,) * 2),
@@ -198,19 +162,18 @@ def rlimit_values(limits: SandboxConfig, run_as, also: tuple[int, ...] = ()) -> 
             ("RLIMIT_NPROC", (nproc, nproc))]
 
 
-def _rlimits(limits: SandboxConfig, run_as: int, also: tuple[int, ...] = ()):
-    values = rlimit_values(limits, run_as, also)
-
-    def apply() -> None:
-        for name, value in values:
-            resource.setrlimit(getattr(resource, name), value)
-    return apply
-
-
 def clean_environment(home: Path, tmp: Path, python_bin: Path) -> dict[str, str]:
-    """Nothing of ours leaks in: no API keys, proxies or tokens; HOME and TMPDIR in the run folder."""
+    """Nothing of ours leaks in: no API keys, proxies or tokens; HOME and TMPDIR in the run folder.
+    Windows: its system folder (SYSTEMROOT: without it Python cannot start its random source or
+    sockets), and TEMP/TMP and USERPROFILE in the run folder too."""
+    if sys.platform == "win32":
+        system = os.environ.get("SYSTEMROOT", r"C:\Windows")
+        path = os.pathsep.join([str(python_bin), os.path.join(system, "System32"), system])
+        extra = {"SYSTEMROOT": system, "TEMP": str(tmp), "TMP": str(tmp), "USERPROFILE": str(home), "PYTHONUTF8": "1"}
+    else:
+        path, extra = os.pathsep.join([str(python_bin), "/usr/local/bin", "/usr/bin", "/bin"]), dict[str, str]()
     return {
-        "PATH": f"{python_bin}:/usr/local/bin:/usr/bin:/bin",
+        "PATH": path, **extra,
         "HOME": str(home), "TMPDIR": str(tmp), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
         # no bytecode is written; every run starts from a copy without __pycache__, and a .pyc that
         # appears during a run makes it `tampered` (sandbox.find_tampering). (No PYTHONPYCACHEPREFIX:
@@ -256,9 +219,9 @@ def bwrap_command(conf: Confinement, writable: list[Path], workdir: Path, networ
 
 def bwrap_works() -> bool:
     """Checked once: a trivial command under the same kind of bwrap we will use."""
-    if not shutil.which("bwrap"):
+    if sys.platform != "linux" or not shutil.which("bwrap"):
         return False
-    probe = Confinement("bwrap", NOBODY if os.getuid() == 0 else -1)
+    probe = Confinement("bwrap", NOBODY if running_as_root() else -1)
     cmd = bwrap_command(probe, [], Path("/"), network=False) + ["true"]
     try:
         return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -284,6 +247,8 @@ def hand_over(paths: list[Path], uid: int) -> None:
     """Make the folders the sandbox may write owned by the user that runs it."""
     if uid < 0:
         return
+    if sys.platform == "win32":
+        raise OSError("another user only where we are root (POSIX)")
     for top in paths:
         for folder, dirs, files in os.walk(top):
             os.chown(folder, uid, uid)
@@ -291,26 +256,26 @@ def hand_over(paths: list[Path], uid: int) -> None:
                 os.lchown(os.path.join(folder, name), uid, uid)
 
 
-def _kill_run(proc: subprocess.Popen) -> None:
-    kill_tree(proc.pid, set())
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
 def command(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
             network: bool) -> list[str]:
     """The whole command line of a confined `python argv...`: bwrap or unshare in front, then the
-    launcher (private mounts, the user switch), then the command."""
-    return [*conf.prefix(writable, workdir, network), str(python), "-I", "-S", "-c", LAUNCHER, str(conf.run_as),
-            conf.private_mounts(writable), str(python), *argv]
+    launcher (private mounts, no keyrings, the user switch), then the command."""
+    return [*conf.prefix(writable, workdir, network), *launcher(conf, str(python)), conf.private_mounts(writable),
+            seccomp.PROGRAM.hex() if seccomp.PROGRAM and sys.platform == "linux" else "", str(python), *argv]
+
+
+def launcher(conf: Confinement, python: str) -> list[str]:
+    """The launcher's command line up to its arguments: isolated (-I: no environment, no user
+    site, not its own folder on sys.path), no site (-S), no bytecode written (-B)."""
+    return [python, "-I", "-S", "-B", runtime_files.entry(Path(conf.runtime), "launcher.py"), str(conf.run_as)]
 
 
 def open_log(log: Path) -> int:
     """The run's log, opened by us: a symlink planted there is never followed."""
-    return os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    return os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW | getattr(os, "O_BINARY", 0), 0o644)
+
+
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # (Windows has none; there a run's folder holds no symlink it could plant unless you may create them)
 
 
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
@@ -322,46 +287,29 @@ def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writabl
     another user than the command itself (the judge's worker)."""
     hand_over(writable, conf.run_as)
     cmd = command(conf, python, argv, workdir, writable, network)
-    before = {pid for pid, ppid in parents().items() if ppid == os.getpid()}
+    before = {p.pid for p in procs.psutil.Process().children()}
+    rlimits = rlimit_values(limits, conf.run_as if nproc_user is None else nproc_user, nproc_also)
+    job_limits = {"cpu_seconds": limits.cpu_seconds, "memory_mb": limits.memory_mb, "max_processes": limits.max_processes}
     start = time.monotonic()
     with open(open_log(log), "wb") as out:
         try:
-            proc = subprocess.Popen(cmd, cwd=workdir, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT, start_new_session=True,
-                                    preexec_fn=_rlimits(limits, conf.run_as if nproc_user is None else nproc_user,
-                                                       nproc_also))
+            started = procs.start(cmd, str(workdir), env, out.fileno(), rlimits, job_limits)
         except OSError as e:
             return Outcome(None, False, 0.0, 0, started=False, problem=f"{cmd[0]}: {e.strerror or e}")
         timed_out = False
         try:
-            exit_code: Optional[int] = wait(proc, limits.timeout)
-            if exit_code < 0:  # the launcher itself was killed: report it the shell's way
+            exit_code: Optional[int] = started.wait(limits.timeout)
+            if exit_code is not None and exit_code < 0:  # the launcher itself was killed: report it the shell's way
                 exit_code = 128 - exit_code
         except subprocess.TimeoutExpired:
             timed_out, exit_code = True, None
-            _kill_run(proc)
+            started.stop()
         except BaseException:  # Ctrl-C while the tests run: take them down with us
-            _kill_run(proc)
-            kill_tree(os.getpid(), before)
+            started.stop()
+            started.end(before)
             raise
     seconds = time.monotonic() - start
-    return outcome(log, exit_code, timed_out, seconds, kill_tree(os.getpid(), before))
-
-
-def wait(proc: subprocess.Popen, timeout: float) -> int:
-    """proc.wait(timeout) without its polling: Popen.wait with a timeout sleeps up to 50 ms between
-    checks, which added ~25 ms to every test run (bench/sandbox_bench.py); a pidfd wakes us when
-    the process ends."""
-    try:
-        fd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):  # before Linux 5.3
-        return proc.wait(timeout=timeout)
-    try:
-        if not select.select([fd], [], [], timeout)[0]:
-            raise subprocess.TimeoutExpired(proc.args, timeout)
-    finally:
-        os.close(fd)
-    return proc.wait()
+    return outcome(log, exit_code, timed_out, seconds, started.end(before))
 
 
 def outcome(log: Path, exit_code: Optional[int], timed_out: bool, seconds: float, leftovers: int) -> Outcome:

@@ -24,7 +24,7 @@ from typing import Optional
 
 import isolation
 import prompts
-from sandbox import PYTEST_STUB, Sandbox, TestRun, copy_files, parse_junit, pytest_config_args, summarize
+from sandbox import Sandbox, TestRun, copy_files, parse_junit, pytest_config_args, summarize
 
 RUNTIME = Path(__file__).resolve().parent / "judge_runtime"
 NO_PYCACHE = "/dev/null/pycache"  # a pycache prefix that cannot exist: no bytecode is read or written
@@ -109,14 +109,14 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
             "test_timeout": per_test_timeout(judged_limits(cfg))}
     env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
            "PYTHONPATH": str(RUNTIME), "JUDGE_SPEC": json.dumps(spec)}
-    argv = ["-c", PYTEST_STUB, "-q", "-p", "no:cacheprovider", "-p", "judge_plugin", "--color=no", "--tb=short",
+    argv = [sandbox.pytest_main(), "-q", "-p", "no:cacheprovider", "-p", "judge_plugin", "--color=no", "--tb=short",
             "--continue-on-collection-errors",
             f"--junitxml={report}", "-o", "junit_logging=out-err", f"--basetemp={pytest_tmp / 'basetemp'}",
             *pytest_config_args(tests_dir), "--"]
     # The judge runs only trusted code: rlimits, timeout and the final process-tree kill as for
     # any run, but no bwrap (it has to start the worker confined itself). The worker inherits
     # the limits; RLIMIT_NPROC is counted for the worker's user.
-    judge_conf = isolation.Confinement("basic", -1)
+    judge_conf = isolation.Confinement("basic", -1, runtime=conf.runtime, limits=conf.limits)
     cfg = judged_limits(cfg)
     result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
                            nproc_user=conf.run_as, nproc_also=(judge_uid,) if judge_uid >= 0 else ())

@@ -133,7 +133,7 @@ class Orchestrator:
             **judged, "own_tests": s.own_tests, "tokens": s.tokens,
             "seconds": {**{k: round(v, 2) for k, v in s.seconds.items()}, "total": round(seconds, 2)},
             "backend": self.backend.name, "model": self.backend.model, "protocol": self.protocol,
-            "sandbox": self.sandbox.confinement.layer,
+            "sandbox": self.sandbox.confinement.layer, "sandbox_gives": self.sandbox.gives(),
         }
 
     def _tidy(self) -> None:

@@ -153,4 +153,6 @@ if __name__ == "__main__":
     # Ctrl-C is ours however we were started: a shell without job control starts a background job
     # with SIGINT ignored, and then Python installs no KeyboardInterrupt handler of its own.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    if sys.platform == "win32":  # a batch stops its runs with Ctrl-Break (batch.LocalExecutor.interrupt)
+        signal.signal(signal.SIGBREAK, signal.default_int_handler)
     sys.exit(main())

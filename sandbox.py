@@ -4,7 +4,6 @@ its JUnit XML into the short result the model reads.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -14,15 +13,20 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
-from pathlib import Path
-from typing import Optional
+from pathlib import Path, PurePath, PurePosixPath, PureWindowsPath
+from typing import Iterator, Optional
 
 import isolation
+import procs
 import prompts
+import runtime_files
 import warm
 from config import SandboxConfig
+from runtime_files import cache_dir, running_as_root
 
 
 class SandboxError(Exception):
@@ -64,15 +68,8 @@ class TestRun:
 # ---------------------------------------------------------------------------------------------
 # Which interpreter.
 
-def cache_dir() -> Path:
-    """Root's cache lives outside /root so the unprivileged test user can reach the venv."""
-    if os.getuid() == 0:
-        return Path("/var/cache/tdd-agent")
-    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "tdd-agent"
-
-
 def _base_interpreter() -> str:
-    if os.getuid() != 0 or isolation.reachable(Path(sys.base_prefix), isolation.NOBODY):
+    if not running_as_root() or isolation.reachable(Path(sys.base_prefix), isolation.NOBODY):
         return sys.executable
     for candidate in (f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}", "/usr/bin/python3"):
         if Path(candidate).exists():
@@ -87,14 +84,39 @@ def _quiet(cmd: list[str]) -> None:
         raise SandboxError(f"creating the sandbox venv failed: {' '.join(cmd)}: {done.stderr.strip()[-500:]}")
 
 
+def venv_python(venv: Path, windows: bool = sys.platform == "win32") -> Path:
+    """A venv's interpreter: Scripts\\python.exe on Windows, bin/python elsewhere."""
+    return venv / "Scripts" / "python.exe" if windows else venv / "bin" / "python"
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Only one process at a time past this point (an exclusive lock on `path`)."""
+    with open(path, "a+b") as lock:
+        if sys.platform == "win32":
+            import msvcrt
+            while True:
+                try:
+                    msvcrt.locking(lock.fileno(), msvcrt.LK_NBLCK, 1)
+                    break
+                except OSError:
+                    time.sleep(0.2)
+        else:
+            try:
+                import fcntl
+                fcntl.flock(lock, fcntl.LOCK_EX)
+            except ImportError:  # a system without fcntl: parallel first runs may both make the venv
+                pass
+        yield
+
+
 def default_venv() -> Path:
     """A venv with only pytest, made once and reused (a lock keeps parallel runs from racing)."""
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     venv = folder / f"sandbox-py{sys.version_info.major}{sys.version_info.minor}"
-    python = venv / "bin" / "python"
-    with open(folder / "sandbox.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    python = venv_python(venv)
+    with _locked(folder / "sandbox.lock"):
         if (venv / "ready").exists():
             return python
         shutil.rmtree(venv, ignore_errors=True)
@@ -112,7 +134,9 @@ def default_venv() -> Path:
     return python
 
 
-def conda_python(name: str) -> Path:
+def conda_python(name: str, windows: bool = sys.platform == "win32") -> PurePath:
+    """The interpreter of the conda env called `name`, as `conda env list --json` places it:
+    ENV\\python.exe on Windows, ENV/bin/python elsewhere (not checked here: find_interpreter does)."""
     conda = shutil.which("conda") or os.environ.get("CONDA_EXE")
     if not conda:
         raise SandboxError(f"sandbox.conda_env is '{name}' but conda is not on PATH; "
@@ -122,9 +146,10 @@ def conda_python(name: str) -> Path:
                                          text=True, timeout=60).stdout)["envs"]
     except (OSError, ValueError, KeyError, subprocess.TimeoutExpired) as e:
         raise SandboxError(f"`conda env list --json` failed: {e}") from None
+    flavour: type[PurePath] = PureWindowsPath if windows else PurePosixPath
     for prefix in envs:
-        if Path(prefix).name == name or (name == "base" and prefix == envs[0]):
-            return Path(prefix) / "bin" / "python"
+        if flavour(prefix).name == name or (name == "base" and prefix == envs[0]):
+            return flavour(prefix, "python.exe") if windows else flavour(prefix, "bin", "python")
     raise SandboxError(f"conda env '{name}' not found; create it with: conda create -n {name} python=3.11 pytest -y")
 
 
@@ -135,7 +160,11 @@ def find_interpreter(cfg: SandboxConfig) -> Path:
             raise SandboxError(f"sandbox.python: {path} is not an executable file")
         return path
     if cfg.conda_env:
-        return conda_python(cfg.conda_env)
+        path = Path(conda_python(cfg.conda_env))
+        if not path.is_file():
+            raise SandboxError(f"conda env '{cfg.conda_env}' has no interpreter at {path}; install one with: "
+                               f"conda install -n {cfg.conda_env} python=3.11 pytest -y")
+        return path
     return default_venv()
 
 
@@ -231,7 +260,7 @@ REPORT_LIMIT = 32 * 1024 * 1024
 def read_regular_file(path: Path, limit: int) -> Optional[bytes]:
     """The file's bytes if it is a regular file (not a symlink, folder, FIFO or device the tests planted)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | isolation.NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
         return None
     try:
@@ -271,7 +300,7 @@ def parse_junit(xml_path: Path) -> Optional[tuple[dict[str, int], list[tuple[str
         captured = "\n".join(_CAPTURE_HEADER.sub("", c.text or "").strip() for c in case if c.tag in ("system-out", "system-err")).strip()
         for child in case:
             if child.tag in ("failure", "error"):
-                text = (child.text or child.get("message", "")).strip()
+                text = (child.text or child.get("message") or "").strip()
                 if captured:
                     text += f"\n--- captured output ---\n{captured[-CAPTURED_CHARS:]}"
                 problems.append(("FAILED" if child.tag == "failure" else "ERROR", test_id, text))
@@ -323,29 +352,6 @@ def summarize(report: Optional[tuple], exit_code: Optional[int], timed_out: bool
     return TestRun(exit_code=exit_code, seconds=round(seconds, 3), outcome=outcome, output=output, **counts)
 
 
-# Loaded into pytest as a plugin before any workspace code: what a test prints, and a failure's
-# text, are cut before pytest keeps them, so a test that prints 200 MiB cannot make the JUnit
-# report (or the log) too big to write (the file-size limit would kill pytest first).
-BOUNDS_PLUGIN = """
-import pytest
-LIMIT = 8000
-def cut(text):
-    return text if len(text) <= LIMIT else text[:LIMIT // 4] + "\\n[... cut ...]\\n" + text[-LIMIT:]
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_logreport(report):
-    report.sections = [(title, cut(text)) for title, text in report.sections]
-    if report.longrepr is not None and not isinstance(report.longrepr, tuple):
-        text = str(report.longrepr)
-        if len(text) > 2 * LIMIT:
-            report.longrepr = cut(text)
-"""
-# The workspace (sys.path[0], the current folder) leaves sys.path before anything is imported
-# (`sys` is built in), so a pytest.py or types.py written by the model cannot stand in for them; then the workspace is put back
-# first, as `python -m pytest` does. pytest.main() reads sys.argv (console_main prints a
-# deprecation warning on pytest 9.2).
-PYTEST_STUB = ("import sys; del sys.path[0]; import os, types, pytest; "
-               "bounds = types.ModuleType('tdd_agent_bounds'); exec(%r, bounds.__dict__); "
-               "sys.path.insert(0, os.getcwd()); raise SystemExit(int(pytest.main(plugins=[bounds])))" % BOUNDS_PLUGIN)
 _INI_SECTIONS = {"pytest.ini": "", "pyproject.toml": "[tool.pytest.ini_options]", "tox.ini": "[pytest]",
                  "setup.cfg": "[tool:pytest]"}
 
@@ -353,7 +359,7 @@ _INI_SECTIONS = {"pytest.ini": "", "pyproject.toml": "[tool.pytest.ini_options]"
 def pytest_config_args(workdir: Path) -> list[str]:
     """Only the workspace's own pytest settings count: never a pytest.ini or conftest.py found in
     a folder above it (pytest searches upward when the workspace has none)."""
-    config = "/dev/null"
+    config = os.devnull
     for name, section in _INI_SECTIONS.items():
         data = read_regular_file(workdir / name, 1024 * 1024)
         if data is not None and section.encode() in data:
@@ -371,7 +377,7 @@ class Sandbox:
         self.cfg = cfg
         self.python = find_interpreter(cfg)
         paths = interpreter_paths(self.python)
-        run_as = isolation.NOBODY if os.getuid() == 0 else -1
+        run_as = isolation.NOBODY if running_as_root() and sys.platform == "linux" else -1
         layer = cfg.isolation
         if layer in ("auto", "bwrap"):
             if isolation.bwrap_works():
@@ -382,15 +388,26 @@ class Sandbox:
             else:
                 layer = "basic"
         namespaces = layer == "basic" and cfg.namespaces and isolation.unshare_works()
-        self.confinement = isolation.Confinement(layer, run_as, paths, namespaces)
+        self.runtime = runtime_files.runtime_root()
+        self.confinement = isolation.Confinement(layer, run_as, [*paths, str(self.runtime)], namespaces,
+                                                 runtime=str(self.runtime))
+        self.confinement.limits = procs.rlimits_in_effect(isolation.rlimit_values(cfg, run_as))
         if layer == "basic" and run_as >= 0 and not isolation.reachable(self.python.resolve(), run_as):
             raise SandboxError(f"{self.python} is not reachable for uid {run_as}, which runs the tests when the "
                                "agent is root; install bubblewrap or use an interpreter outside /root")
-        isolation.become_subreaper()
+        procs.become_subreaper()
         self.warm = None
         if cfg.warm and warm.applies(self.confinement):
             env = isolation.clean_environment(Path("/nonexistent"), Path("/tmp"), self.python.parent)
-            self.warm = warm.Runner(self.python, BOUNDS_PLUGIN, env)
+            self.warm = warm.Runner(self.python, self.runtime, env)
+
+    def pytest_main(self) -> str:
+        """The script that runs pytest in the sandbox (sandbox_runtime/pytest_main.py, our copy)."""
+        return runtime_files.entry(self.runtime, "pytest_main.py")
+
+    def gives(self) -> dict:
+        """What the sandbox gives on this machine, as data (result.json)."""
+        return {**self.confinement.gives(), "interpreter": str(self.python), "warm": self.warm is not None}
 
     def hide(self, folders: list[Path]) -> None:
         """Folders the tests must not see (the task's files with its hidden tests, the runs with
@@ -432,7 +449,7 @@ class Sandbox:
             result = self.warm.run(self.confinement, args, workdir, [stage], env, log, self.cfg, network) if self.warm else None
             if result is None:  # cold: a new interpreter (also when the warm runner is gone)
                 self.warm = None
-                result = isolation.run(self.confinement, self.python, ["-c", PYTEST_STUB, *args], workdir, [stage],
+                result = isolation.run(self.confinement, self.python, [self.pytest_main(), *args], workdir, [stage],
                                        env, log, self.cfg, network)
             if not result.started:
                 return TestRun(0, 0, 0, 0, result.exit_code, round(result.seconds, 3), "not_run",
@@ -507,8 +524,8 @@ def put_file(root: Path, rel: str, content: str) -> None:
     target = path / Path(rel).name
     if target.is_symlink() or target.exists():
         isolation.remove_tree(target)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-    with open(fd, "w", encoding="utf-8") as f:
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | isolation.NOFOLLOW | getattr(os, "O_BINARY", 0), 0o644)
+    with open(fd, "w", encoding="utf-8", newline="") as f:  # byte for byte (no \r\n on Windows): checked after the run
         f.write(content)
 
 
@@ -534,7 +551,7 @@ def find_tampering(root: Path, before: dict[str, Optional[bytes]], trusted: dict
         after = setup_files(root)
     except OSError:
         return problems + ["the workspace was made unreadable"]
-    for rel, content in after.items():
-        if before.get(rel, b"<new>") != content:
+    for rel, now in after.items():
+        if before.get(rel, b"<new>") != now:
             problems.append(f"{rel} was {'created' if rel not in before else 'changed'}")
     return problems

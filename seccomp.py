@@ -5,8 +5,9 @@ Why: the kernel keeps a user keyring per uid, and every run's code runs as the s
 on every sandbox layer; a key stored there outlives the run (measured: a key a test stored with
 add_key was read by the next run's test, under bwrap too). A user namespace per run cannot fix it
 here (the judge needs two users, a namespace made unprivileged maps one). The filter is built
-here as raw BPF (no libseccomp) and installed by the launcher and the warm runner, so every
-layer, the judge's worker included, gets it before the model's code starts.
+here as raw BPF (no libseccomp), passed as hex, and installed by sandbox_runtime/confine.py (the
+launcher and the warm runner), so every layer, the judge's worker included, gets it before the
+model's code starts.
 """
 from __future__ import annotations
 
@@ -43,23 +44,15 @@ def keyring_filter(machine: str) -> Optional[bytes]:
                     for i, (code, jt, jf, k) in enumerate(program))
 
 
-MACHINE = platform.machine()
-PROGRAM = keyring_filter(MACHINE)  # None: an architecture without a filter (keyrings stay shared)
-
-# Run inside the sandbox (the launcher, the warm runner's run child) before the model's code:
-# defines no_keyrings(), which installs this machine's program (none: nothing to do).
-INSTALL = """\
-def no_keyrings():
-    program = bytes.fromhex("%s")
-    if not program:
-        return
+def has_prctl() -> bool:
+    """Whether this system's C library has prctl (Linux): without it there is no seccomp."""
     import ctypes
-    code = ctypes.create_string_buffer(program, len(program))
-    class Fprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-    fprog = Fprog(len(program) // 8, ctypes.addressof(code))
-    libc = ctypes.CDLL(None, use_errno=True)
-    # PR_SET_NO_NEW_PRIVS (a filter needs it without CAP_SYS_ADMIN), PR_SET_SECCOMP SECCOMP_MODE_FILTER
-    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "seccomp: the kernel keyring calls could not be turned off")
-""" % (PROGRAM or b"").hex()
+    try:
+        return hasattr(ctypes.CDLL(None), "prctl")
+    except (OSError, TypeError):  # TypeError: Windows cannot load "no library"
+        return False
+
+
+MACHINE = platform.machine()
+# None: an architecture without a filter, or no Linux (keyrings stay shared, or there are none)
+PROGRAM = keyring_filter(MACHINE) if has_prctl() else None

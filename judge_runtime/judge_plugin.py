@@ -22,11 +22,13 @@ import socket
 import stat
 import subprocess
 import sys
+import threading
 import types
 
 import pytest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # none on Windows
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 PYTEST_FAMILY = {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py", "exceptiongroup", "tomli",
                  "pygments", "colorama", "conftest", "judge_plugin", "_judge_rpc", "_judge_sweep"}
@@ -50,9 +52,11 @@ SPEC = json.loads(os.environ.pop("JUDGE_SPEC"))
 
 
 def _prctl(option: int, value: int) -> None:
+    if sys.platform != "linux":
+        return
     try:
         ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # no prctl in this C library
         pass
 
 
@@ -109,15 +113,15 @@ REAL_POPEN = subprocess.Popen  # the tests' Popen is JudgedPopen (below); ours i
 
 
 def launch(spec: dict) -> tuple[subprocess.Popen, int, int]:
-    """Start one worker: the process, and our ends of its two pipes (read, write)."""
+    """Start one worker: the process, and our ends of its two pipes (read, write), which are its
+    stdin and stdout (worker.take_channel)."""
     to_worker = os.pipe()
     from_worker = os.pipe()
-    log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    log = os.open(spec["log"], os.O_WRONLY | os.O_CREAT | os.O_APPEND | NOFOLLOW, 0o600)
     try:
         proc = REAL_POPEN(
-            [*spec["argv"], str(to_worker[0]), str(from_worker[1])], cwd=spec["workspace"],
-            env=spec["env"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-            pass_fds=(to_worker[0], from_worker[1]), start_new_session=True)
+            spec["argv"], cwd=spec["workspace"], env=spec["env"], stdin=to_worker[0], stdout=from_worker[1],
+            stderr=log, start_new_session=True)
     finally:
         for fd in (to_worker[0], from_worker[1], log):
             os.close(fd)
@@ -129,7 +133,11 @@ class Spawner:
     start one as the test user), so that after we drop to the judge's own user a worker that died
     is replaced for the next test. It runs nothing but `launch` and ends when we close our end."""
 
+    sock: socket.socket
+
     def __init__(self, spec: dict):
+        if sys.platform == "win32":
+            raise OSError("only root needs a spawner (POSIX)")
         ours, theirs = socket.socketpair()
         pid = os.fork()
         if pid == 0:  # never returns into pytest: no hook, no atexit
@@ -143,6 +151,8 @@ class Spawner:
 
     @staticmethod
     def _serve(sock: socket.socket, spec: dict) -> None:
+        if sys.platform == "win32":
+            return
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
         latest = None
@@ -163,6 +173,8 @@ class Spawner:
                 return
 
     def start(self) -> tuple[int, int]:
+        if sys.platform == "win32":
+            raise rpc.PeerGone("no spawner on Windows")
         self.sock.sendall(b"s")
         _, fds, _, _ = socket.recv_fds(self.sock, 16, 2)
         if len(fds) != 2:
@@ -189,10 +201,11 @@ class Worker:
         self.conn: rpc.Connection | None = None
         self.other_user = spec["uid"] >= 0  # the worker runs as another user than we do
         self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
-        self.env0_data = dict(os.environ._data)
+        self.env0_data = dict(os.environ._data)  # type: ignore[attr-defined]
         self.sent: dict = {}
         self.random_pending = False
         self.basetemp_seen = None
+        self.ran_over = False
 
     def connection(self) -> rpc.Connection:
         if self.conn is None:
@@ -241,8 +254,20 @@ class Worker:
                 except BaseException:  # noqa: BLE001 - the tests that use it fail
                     pass
 
+    def overtime(self) -> None:
+        """A test ran over its time where no SIGALRM interrupts it: end its worker."""
+        self.ran_over = True
+        if self.proc is not None:
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
+
     def _loss(self) -> str:
         """What the failing test shows when the worker died or broke the protocol."""
+        if self.ran_over:
+            self.ran_over = False
+            return str(Overtime(_OVERTIME % SPEC["test_timeout"]))
         code = None
         if self.spawner is not None:
             code = self.spawner.exit_code()
@@ -292,8 +317,8 @@ class Worker:
             cwd = self.cwd0
         cwd = None if cwd == self.cwd0 else cwd
         env = self.sent["env"]
-        if os.environ._data != self.env_seen:  # one C comparison when nothing changed (the common case)
-            self.env_seen = dict(os.environ._data)
+        if os.environ._data != self.env_seen:  # type: ignore[attr-defined]  # one C comparison when nothing changed
+            self.env_seen = dict(os.environ._data)  # type: ignore[attr-defined]
             env = sorted([k, v] for k, v in os.environ.items() if self.env0.get(k) != v)
             env += sorted([k, None] for k in self.env0 if k not in os.environ)
         argv = None if sys.argv == self.argv0 else [str(a) for a in sys.argv]
@@ -329,6 +354,8 @@ class Worker:
         """pytest makes tmp_path folders 0700 and the test's files 0644; the worker runs as
         another user, so open what we own below basetemp to it. We run unprivileged by now (see
         the end of this module), never change what we do not own, and never follow a link we see."""
+        if sys.platform != "linux":
+            return  # another user only when the agent is root (Linux)
         base = self.spec["basetemp"]
         try:
             os.chmod(base, 0o755)
@@ -531,7 +558,7 @@ sys.meta_path[:0] = [ShadowFinder, WorkspaceFinder]
 # As root, start the worker now (only root can start it as its own user), then drop to the
 # judge's own unprivileged user before any test runs: the judge never acts as root on paths the
 # model's code can reach (a planted symlink in tmp_path, a folder swapped mid-walk).
-if os.geteuid() == 0 and SPEC.get("judge_uid", -1) >= 0:
+if sys.platform != "win32" and SPEC.get("judge_uid", -1) >= 0 and os.geteuid() == 0:
     WORKER.spawner = Spawner(SPEC)
     os.setgroups([])
     os.setgid(SPEC["judge_uid"])
@@ -564,7 +591,7 @@ class Record:
     def write(self, exitstatus) -> None:
         data = {"collected": self.collected, "collection_errors": self.collection_errors,
                 "outcomes": self.outcomes, "exitstatus": int(exitstatus)}
-        fd = os.open(SPEC["record"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        fd = os.open(SPEC["record"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o600)
         with os.fdopen(fd, "w") as f:
             json.dump(data, f)
 
@@ -589,15 +616,28 @@ class Overtime(Exception):
     """A test ran over its time in the judge (SPEC["test_timeout"])."""
 
 
+_OVERTIME = ("this test ran over %g s in the judge (waiting for something that did not come?); "
+             "the other tests go on")
+
+
 def _overtime(signum, frame):
-    raise Overtime(f"this test ran over {SPEC['test_timeout']:g} s in the judge (waiting for something that "
-                   f"did not come?); the other tests go on")
+    raise Overtime(_OVERTIME % SPEC["test_timeout"])
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """One test's time is bounded: a hang costs that test (again every second, should the test
-    catch the first), and the worker it left mid-call is replaced for the next test."""
+    catch the first), and the worker it left mid-call is replaced for the next test. Without
+    SIGALRM (Windows) the worker is ended at the time instead, which fails the call it hangs in."""
+    if sys.platform == "win32" or not hasattr(signal, "setitimer"):
+        timer = threading.Timer(SPEC["test_timeout"], WORKER.overtime)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+        return
     previous = signal.signal(signal.SIGALRM, _overtime)
     signal.setitimer(signal.ITIMER_REAL, SPEC["test_timeout"], 1.0)
     try:

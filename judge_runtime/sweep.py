@@ -1,21 +1,55 @@
 """The process sweep: after a run, nothing it started stays alive. One module for the agent
-(isolation.py) and the judge (judge_plugin.py, in the sandbox interpreter): stdlib only.
+(procs.py) and the judge (judge_plugin.py, in the sandbox interpreter).
 
 Every process below a root is frozen first (a stopped process cannot fork), then killed and
 reaped; again while anything is left (a process that forks and exits in a loop can stay one step
 ahead of one sweep). A process we may not signal (the judge after it dropped root) is left to
-whoever started us."""
+whoever started us.
+
+psutil does the finding, freezing and killing where it is importable: always in the agent (a
+dependency), in the judge where the sandbox interpreter has it; on Linux, macOS and Windows
+alike. Without it (the judge in a plain venv) /proc is read on Linux and `ps` asked elsewhere on
+POSIX; on Windows without psutil nothing is found here, and the run's Job Object (winjob.py)
+ends the rest when the run ends.
+"""
 from __future__ import annotations
 
 import os
-import signal
+import subprocess
+import sys
 import time
+from typing import Any, Optional
+
+psutil: Optional[Any]
+try:
+    import psutil
+except ImportError:
+    psutil = None
 
 SWEEP_ROUNDS = 5
 
 
 def parents() -> dict[int, int]:
-    """pid -> parent pid for every process (no /proc/<pid>/task/*/children on every kernel)."""
+    """pid -> parent pid for every process we can see."""
+    if psutil is not None:
+        table = {}
+        for proc in psutil.process_iter(["ppid"]):
+            table[proc.pid] = proc.info["ppid"] or 0
+        return table
+    if not _can_signal():
+        return {}  # Windows without psutil: nothing found here (the run's Job Object ends them)
+    if os.path.isdir("/proc"):
+        return _proc_parents()
+    return _ps_parents()
+
+
+def _can_signal() -> bool:
+    """Whether this system has the signals the stdlib sweep sends (POSIX)."""
+    import signal
+    return sys.platform != "win32" and hasattr(signal, "SIGSTOP") and hasattr(os, "WNOHANG")
+
+
+def _proc_parents() -> dict[int, int]:
     table = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -28,8 +62,37 @@ def parents() -> dict[int, int]:
     return table
 
 
-def descendants(root: int, exclude: set[int] = frozenset()) -> set[int]:
+def _ps_parents() -> dict[int, int]:
+    """POSIX without /proc (macOS): ask ps; on Windows there is no ps (an empty table)."""
+    try:
+        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    table = {}
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[0].isdigit() and fields[1].isdigit():
+            table[int(fields[0])] = int(fields[1])
+    return table
+
+
+def descendants(root: int, exclude: frozenset[int] | set[int] = frozenset()) -> set[int]:
     """All processes below `root`, skipping the subtrees of `exclude`."""
+    if psutil is not None:
+        found: set[int] = set()
+        try:
+            direct = psutil.Process(root).children()
+        except psutil.Error:
+            return found
+        for child in direct:
+            if child.pid in exclude:
+                continue
+            found.add(child.pid)
+            try:
+                found.update(p.pid for p in child.children(recursive=True))
+            except psutil.Error:
+                pass
+        return found
     children: dict[int, list[int]] = {}
     for pid, ppid in parents().items():
         children.setdefault(ppid, []).append(pid)
@@ -42,7 +105,7 @@ def descendants(root: int, exclude: set[int] = frozenset()) -> set[int]:
     return found
 
 
-def kill_tree(root: int, exclude: set[int]) -> int:
+def kill_tree(root: int, exclude: frozenset[int] | set[int]) -> int:
     """Freeze, kill and reap every process below root; returns how many were killed."""
     killed = 0
     for _ in range(SWEEP_ROUNDS):
@@ -53,7 +116,7 @@ def kill_tree(root: int, exclude: set[int]) -> int:
     return killed
 
 
-def _sweep(root: int, exclude: set[int]) -> int:
+def _sweep(root: int, exclude: frozenset[int] | set[int]) -> int:
     frozen: set[int] = set()
     refused: set[int] = set()
     for _ in range(200):
@@ -61,29 +124,54 @@ def _sweep(root: int, exclude: set[int]) -> int:
         if not alive:
             break
         for pid in alive:
-            try:
-                os.kill(pid, signal.SIGSTOP)
+            answer = _signal(pid, stop=True)
+            if answer is True:
                 frozen.add(pid)
-            except ProcessLookupError:
-                pass
-            except PermissionError:
+            elif answer is False:
                 refused.add(pid)
-    if not frozen:  # the common case: nothing left, no second scan of /proc
+    if not frozen:  # the common case: nothing left, no second scan
         return 0
     for pid in frozen:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
+        _signal(pid, stop=False)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:  # reap the zombies that became our children
         ours = descendants(root, exclude) & frozen
         for pid in ours:
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                pass
+            _reap(pid)
         if not ours:
             break
         time.sleep(0.01)
     return len(frozen)
+
+
+def _signal(pid: int, stop: bool) -> Optional[bool]:
+    """Freeze (stop=True) or kill one process: True done, False not ours to signal, None gone."""
+    if psutil is not None:
+        try:
+            proc = psutil.Process(pid)
+            proc.suspend() if stop else proc.kill()
+            return True
+        except psutil.NoSuchProcess:
+            return None
+        except psutil.AccessDenied:
+            return False
+    if sys.platform == "win32" or not _can_signal():
+        return None  # nothing found without psutil (parents() is empty): the Job Object ends them
+    import signal
+    try:
+        os.kill(pid, signal.SIGSTOP if stop else signal.SIGKILL)
+        return True
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return False
+
+
+def _reap(pid: int) -> None:
+    """Collect a killed child's exit status (POSIX; Windows keeps no zombies)."""
+    if sys.platform == "win32" or not _can_signal():
+        return
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass

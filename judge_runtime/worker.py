@@ -1,8 +1,11 @@
 """The worker: imports and runs the model's code for the judge, and nothing else. It starts
-confined (bwrap and/or uid 65534, rlimits) and talks only over the two pipe fds it is given,
-never over fd 1/2, which the model's code may write to at will.
+confined (bwrap and/or uid 65534, rlimits) and talks only over the pipes it is started with as
+its stdin and stdout, which it moves to descriptors of its own (not inherited by anything it
+starts) before any model code runs: fd 0 then reads nothing and fd 1 goes to the log, like fd 2,
+which the model's code may write to at will. No descriptor numbers are passed (Windows has none
+to pass).
 
-argv: worker.py WORKSPACE FD_IN FD_OUT. stdlib only (runs in the sandbox interpreter).
+argv: worker.py WORKSPACE. stdlib only (runs in the sandbox interpreter).
 """
 import builtins
 import os
@@ -108,9 +111,20 @@ class _Bytes:
         pass
 
 
+def take_channel():
+    """Our ends of the judge's pipes (stdin, stdout), moved off fds 0 and 1."""
+    fd_in, fd_out = os.dup(0), os.dup(1)  # not inheritable (PEP 446)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    os.close(null)
+    return fd_in, fd_out
+
+
 def main():
+    fd_in, fd_out = take_channel()
     rpc = _load_rpc()
-    workspace, fd_in, fd_out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    workspace = sys.argv[1]
     sys.path[0] = workspace  # the workspace first, as `python -m pytest` run there would have it
     os.chdir(workspace)
     sys.argv = [os.path.join(workspace, "__judged__")]

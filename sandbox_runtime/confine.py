@@ -1,0 +1,110 @@
+"""What the launcher and the warm runner do inside the sandbox before the model's code starts:
+the private mounts (Linux namespaces), no kernel keyrings (a seccomp filter), the user switch,
+then the command as a child, waited for, so the command's parent is never the agent itself (a
+test that kills its parent ends only its own run).
+
+Each step that needs Linux or POSIX is asked for only where the agent found it available (the
+empty mount list, the empty filter, uid -1 elsewhere); the command runs on every platform.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import NoReturn
+
+# The first line of every run's log: a log without it means the sandbox itself never started
+# (a bwrap or unshare error, a missing interpreter), which is no test result at all. Written to
+# stderr: the judge's worker talks to the judge over its stdout.
+STARTED = "tdd-agent: sandbox started"
+MS_BIND, MS_REC = 4096, 16384
+
+
+def private_mounts(private: str) -> None:
+    """'TOP,TOP:KEEP,KEEP': an empty tmpfs over each TOP, then each KEEP below them bound back
+    (the run's own folders under /tmp, say). Needs a mount namespace of our own (Linux)."""
+    if not private:
+        return
+    if sys.platform != "linux":
+        raise OSError("private mounts need Linux namespaces")
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def mount(source: str, target: str, fstype, flags: int, data) -> None:
+        if libc.mount(source.encode(), target.encode(), fstype, flags, data) != 0:
+            raise OSError(ctypes.get_errno(), "mount " + target)
+    tops, keeps = private.split(":")
+    keep = [(path, os.open(path, os.O_RDONLY)) for path in keeps.split(",") if path]
+    for top in tops.split(","):
+        if os.path.isdir(top):
+            mount("tmpfs", top, b"tmpfs", 0, b"mode=1777")
+    for path, fd in keep:
+        os.makedirs(path, exist_ok=True)
+        mount("/proc/self/fd/%d" % fd, path, None, MS_BIND | MS_REC, None)
+        os.close(fd)
+
+
+def no_keyrings(program_hex: str) -> None:
+    """Install the seccomp program (seccomp.py, as hex; empty: none for this machine) under
+    which add_key, request_key and keyctl fail with EPERM."""
+    if not program_hex:
+        return
+    if sys.platform != "linux":
+        raise OSError("a seccomp filter needs Linux")
+    import ctypes
+    program = bytes.fromhex(program_hex)
+    code = ctypes.create_string_buffer(program, len(program))
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    fprog = Fprog(len(program) // 8, ctypes.addressof(code))
+    libc = ctypes.CDLL(None, use_errno=True)
+    # PR_SET_NO_NEW_PRIVS (a filter needs it without CAP_SYS_ADMIN), PR_SET_SECCOMP SECCOMP_MODE_FILTER
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "seccomp: the kernel keyring calls could not be turned off")
+
+
+def drop_user(uid: int) -> None:
+    """Become `uid` (no groups) when asked: the agent is root and the tests must not be."""
+    if uid < 0:
+        return
+    if sys.platform == "win32":
+        raise OSError("a user switch needs POSIX")
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def say_started() -> None:
+    os.write(2, STARTED.encode() + b"\n")
+
+
+def run_child(argv: list[str]) -> NoReturn:
+    """Run argv as our child, wait for it, and end with its exit code (a signal's the shell's
+    way, 128 + N). Where there is no fork (Windows), a child process started by subprocess."""
+    if sys.platform != "win32" and hasattr(os, "fork"):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.execv(argv[0], argv)
+            finally:
+                os._exit(127)
+        exit_with(pid)
+    import subprocess
+    try:
+        code = subprocess.call(argv)  # our stdin and stdout too: the judge's worker talks over them
+    except OSError as e:
+        os.write(2, f"tdd-agent: {argv[0]}: {e}\n".encode())
+        os._exit(127)
+    os._exit(128 - code if code < 0 else code)
+
+
+def exit_with(pid: int) -> NoReturn:
+    """Wait for our child `pid` and end with its exit code (POSIX)."""
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            pass
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
