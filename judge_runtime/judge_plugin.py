@@ -319,7 +319,8 @@ class Worker:
         env = self.sent["env"]
         if os.environ._data != self.env_seen:  # type: ignore[attr-defined]  # one C comparison when nothing changed
             self.env_seen = dict(os.environ._data)  # type: ignore[attr-defined]
-            env = sorted([k, v] for k, v in os.environ.items() if self.env0.get(k) != v)
+            env = sorted([k, v] for k, v in os.environ.items()
+                         if self.env0.get(k) != v and k != "PYTEST_CURRENT_TEST")  # names the hidden test
             env += sorted([k, None] for k in self.env0 if k not in os.environ)
         argv = None if sys.argv == self.argv0 else [str(a) for a in sys.argv]
         stdin = None if type(sys.stdin).__name__ == "DontReadFromInput" or sys.stdin is sys.__stdin__ else sys.stdin
@@ -397,6 +398,23 @@ class Worker:
 WORKER = Worker(SPEC)
 TESTS_DIR = os.getcwd()
 MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
+# Where no link may lead a test's file access: the judge's own folder (the tests, their data,
+# the record) and /proc (the judge's environment and memory). The model's code can plant a link
+# in tmp_path; a test that reads "its" file back would hand the hidden tests to the model's code.
+_NO_LINK_INTO = (os.path.dirname(TESTS_DIR) + os.sep, "/proc/")
+
+
+def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
+    if event not in ("open", "os.listdir", "os.scandir") or not args or not isinstance(args[0], (str, bytes)):
+        return
+    path = os.fsdecode(args[0])
+    given, real = os.path.abspath(path) + os.sep, os.path.realpath(path) + os.sep
+    for private in _NO_LINK_INTO:
+        if real.startswith(private) and not given.startswith(private):
+            raise PermissionError(f"{path}: a link from outside leads into the judge's own files; refused")
+
+
+sys.addaudithook(_refuse_links_into_the_judge)
 
 
 class JudgedPopen(subprocess.Popen):
@@ -645,6 +663,19 @@ def pytest_runtest_protocol(item, nextitem):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test's failed assertion that went into the model's code and never came out (its
+    context manager's __exit__ returned True, it caught what a callback raised) fails the test."""
+    outcome = yield
+    kept = rpc.failures_kept_by_the_model()
+    report = outcome.get_result()
+    if kept and report.passed:
+        report.outcome = "failed"
+        report.longrepr = ("the test's own check failed inside the model's code, which did not let it through "
+                           f"(it counts all the same):\n{type(kept[0]).__name__}: {kept[0]}")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -110,6 +110,59 @@ _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "_
                                    "__call__", "__self__", "__func__", "__bases__"})
 _WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
 _TEST_SECRETS = frozenset({"pytestmark"})  # pytest keeps a test's parametrize values there
+# Names pytest gives a meaning in a test module (tests, hooks such as pytest_generate_tests,
+# pytest_plugins, pytestmark, setup/teardown functions): a star import never binds them.
+_PYTEST_MEANINGFUL = ("test", "Test", "pytest", "setup", "teardown", "setUp", "tearDown")
+# The harness: pytest, pluggy and the judge itself. Its objects reach the model's code only as
+# opaque handles (a Metafunc or a fixture request leads to every hook of the judge).
+_HARNESS_MODULES = ("_pytest", "pytest", "pluggy", "_judge", "judge_plugin", "py.")
+_FAILURES_IN_MODEL_HANDS: list = []  # (judge) the tests' failed assertions the model's code has not let through
+
+
+def _iteration_step(op: str, args: tuple) -> bool:
+    """next(it), it.__next__(), gen.send(x), gen.throw(...): where StopIteration means "no more".
+    Raised by any other call it would end a loop of the test's own (`all(map(check, cases))`),
+    so it comes back as RuntimeError, as from a generator (PEP 479)."""
+    if op == "op":
+        return bool(args) and args[0] in ("next", "anext")
+    return op == "method" and len(args) > 1 and args[1] in ("__next__", "send", "throw", "__anext__", "asend", "athrow")
+
+
+def _is_test_failure(exc) -> bool:
+    """A failed assertion of a test (or pytest.fail): the verdict's own signal."""
+    t = type(exc)
+    return isinstance(exc, AssertionError) or (t.__name__ == "Failed" and t.__module__ == "_pytest.outcomes")
+
+
+def failures_kept_by_the_model() -> list:
+    """(judge) The tests' failed assertions that went into the model's code (a callback it
+    called, the body of its context manager) and never came out: they count all the same. The
+    list is emptied: each phase of a test asks once."""
+    kept = list(_FAILURES_IN_MODEL_HANDS)
+    _FAILURES_IN_MODEL_HANDS.clear()
+    return kept
+
+
+def _came_back(exc) -> None:
+    """(judge) An exception the model's code raised to the test: a test failure in its chain
+    (itself, its cause or context) came back through."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        for i, kept in enumerate(_FAILURES_IN_MODEL_HANDS):
+            if kept is exc:
+                del _FAILURES_IN_MODEL_HANDS[i]
+                break
+        exc = exc.__cause__ or exc.__context__
+
+
+def _of_the_harness(obj) -> bool:
+    names = [type(obj).__module__]
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        names.append(getattr(obj, "__module__", None))
+    elif type(obj) is types.MethodType:
+        names += [getattr(obj.__func__, "__module__", None), type(obj.__self__).__module__]
+    return any(type(n) is str and n.startswith(_HARNESS_MODULES) for n in names)
 
 
 def _method_on_type(obj, name: str) -> bool:
@@ -441,7 +494,13 @@ class Connection:
         finally:
             if qid in self._pending:
                 self._pending.remove(qid)
-        return self._finish(msg, memo, sent)
+        try:
+            return self._finish(msg, memo, sent)
+        except (StopIteration, StopAsyncIteration) as stop:
+            if not self.guarded or _iteration_step(op, args):
+                raise
+            raise RuntimeError(f"the model's code raised {type(stop).__name__} from a call that is not a step of an "
+                               f"iterator (it would end the test's loop over its checks early)") from stop
 
     def _reply_in_turn(self, qid: int) -> dict:
         """(judge) Read until our reply comes, answering the worker's questions meanwhile. A
@@ -518,6 +577,8 @@ class Connection:
             if failed:
                 _check(isinstance(value, BaseException), "an error that is not an exception")
                 value = self._admissible(value)
+                if self.guarded:
+                    _came_back(value)
         except RpcError as e:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
@@ -611,6 +672,8 @@ class Connection:
         except RpcError:
             raise
         except BaseException as exc:  # the model's code may raise anything; a test's callback too
+            if self.guarded and _is_test_failure(exc):
+                _FAILURES_IN_MODEL_HANDS.append(exc)
             reply.pop("v", None)
             reply["e"] = self._enc_error(exc, memo)
         reply["b"] = self._write_back(memo, received)
@@ -683,7 +746,7 @@ class Connection:
             return getattr(target, name)(*call_args, **kwargs)
         if op == "call":
             target, call_args, kwargs = args
-            self._check_target(target)
+            self._check_target(target, "call")
             if type(call_args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
                 raise TypeError("malformed call")
             return target(*call_args, **kwargs)
@@ -740,9 +803,27 @@ class Connection:
         handle = self._handle_of.get(id(obj))
         return handle is not None and self._objects.get(handle) is obj
 
-    def _check_target(self, obj) -> None:
-        if self.guarded and not self._is_exported(obj):
+    def _check_target(self, obj, op: str = "use") -> None:
+        """(judge) What the model's code may act on: what the tests handed out; never the
+        harness's objects (pytest's, pluggy's, the judge's); of an instance of a test class
+        (TestX, a TestCase) only its bound methods, called: its attributes are the test's state."""
+        if not self.guarded:
+            return
+        if not self._is_exported(obj):
             raise PermissionError("only objects the tests handed out can be used from the model's code")
+        if _of_the_harness(obj):
+            raise PermissionError(f"{type(obj).__name__}: pytest's and the judge's own objects are not for the "
+                                  f"model's code (they lead to the hooks that decide the verdict)")
+        if op != "call" and self._test_case(obj):
+            raise PermissionError("an instance of a test class is the test's own state: the model's code may "
+                                  "call the bound methods it was handed, nothing else")
+
+    def _test_case(self, obj) -> bool:
+        t = type(obj)
+        if not self._defined_here(t):
+            return False
+        unittest = sys.modules.get("unittest")
+        return t.__name__.startswith("Test") or (unittest is not None and isinstance(obj, unittest.TestCase))
 
     def _check_name(self, target, name, write: bool) -> None:
         """What the model's code may read or write on an object the tests handed it: public names;
@@ -1768,7 +1849,10 @@ class _Special:
         return self.__getattr__("__enter__")()
 
     def __exit__(self, exc_type, exc, tb):
-        return self.__getattr__("__exit__")(exc_type, exc, None)
+        swallowed = self.__getattr__("__exit__")(exc_type, exc, None)
+        if swallowed and _is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
+            _FAILURES_IN_MODEL_HANDS.append(exc)  # the test's failed assertion in the body still counts
+        return swallowed
 
 
 def _binary(op):
@@ -2121,7 +2205,8 @@ def _star_names(module: ModuleProxy, importer) -> list[str]:
     names = _typed(_ask(module, "names", module), (list,), "names")
     taken = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | {n.partition(".")[0] for n in sys.modules}
     taken |= set(vars(builtins)) | set(importer.f_globals) | set(importer.f_locals)
-    return [n for n in names if type(n) is str and n.isidentifier() and not n.startswith("_") and n not in taken]
+    return [n for n in names if type(n) is str and n.isidentifier() and not n.startswith(("_", *_PYTEST_MEANINGFUL))
+            and n not in taken]
 
 
 class _RemoteNamespace(MutableMapping):

@@ -103,6 +103,17 @@ CASES = {
                           "    call_later(0.05, done, 7)\n    assert fired.wait(5)\n    assert got == [7]\n"},
         "a model's timer thread calls a test's function while the test waits on its own event, "
         "making no call into the model's code"),
+    "model_enum_members_keep_name": (
+        {"status.py": "import enum\n\nclass Status(enum.IntEnum):\n    OK = 200\n    MISSING = 404\n"},
+        {"test_status.py": "import status\n\ndef test_name():\n    assert status.Status.OK.name == 'OK'\n"
+                           "    assert status.Status(404) is status.Status.MISSING\n"},
+        "an IntEnum member of the model's code crosses as its int: name and identity are lost"),
+    "model_dataclass_helpers": (
+        {"point.py": "import dataclasses\n\n@dataclasses.dataclass(frozen=True)\nclass Point:\n"
+                     "    x: int\n    y: int\n"},
+        {"test_point.py": "import dataclasses\nfrom point import Point\n\ndef test_asdict():\n"
+                          "    assert dataclasses.asdict(Point(1, 2)) == {'x': 1, 'y': 2}\n"},
+        "dataclasses.asdict/replace on a proxy of the model's dataclass"),
     "model_raises_test_exception_class": (
         {"apply.py": "def call(fn):\n    return fn()\n"},
         {"test_apply.py": "import pytest\nfrom apply import call\n\nclass Boom(Exception):\n    pass\n\n"
