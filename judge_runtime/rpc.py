@@ -115,7 +115,7 @@ _TEST_SECRETS = frozenset({"pytestmark"})  # pytest keeps a test's parametrize v
 _PYTEST_MEANINGFUL = ("test", "Test", "pytest", "setup", "teardown", "setUp", "tearDown")
 # The harness: pytest, pluggy and the judge itself. Its objects reach the model's code only as
 # opaque handles (a Metafunc or a fixture request leads to every hook of the judge).
-_HARNESS_MODULES = ("_pytest", "pytest", "pluggy", "_judge", "judge_plugin", "py.")
+_HARNESS_MODULES = ("_pytest", "pytest", "pluggy", "judge_plugin", "_judge_sweep", "py.")  # rpc.py's own dispatchers are handed out
 _FAILURES_IN_MODEL_HANDS: list = []  # (judge) the tests' failed assertions the model's code has not let through
 
 
@@ -144,16 +144,13 @@ def failures_kept_by_the_model() -> list:
 
 
 def _came_back(exc) -> None:
-    """(judge) An exception the model's code raised to the test: a test failure in its chain
-    (itself, its cause or context) came back through."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        for i, kept in enumerate(_FAILURES_IN_MODEL_HANDS):
-            if kept is exc:
-                del _FAILURES_IN_MODEL_HANDS[i]
-                break
-        exc = exc.__cause__ or exc.__context__
+    """(judge) An exception the model's code raised to the test: if it is a test failure itself
+    it came back through. Never one in its chain: the model's code can set any cause on an
+    exception it then catches again."""
+    for i, kept in enumerate(_FAILURES_IN_MODEL_HANDS):
+        if kept is exc:
+            del _FAILURES_IN_MODEL_HANDS[i]
+            return
 
 
 def _of_the_harness(obj) -> bool:
@@ -759,6 +756,9 @@ class Connection:
                 raise TypeError(f"unknown operation {name!r}")
             if guarded and not any(self._is_exported(x) for x in operands):
                 raise PermissionError("operations are served only on objects the tests handed out")
+            for x in operands if guarded else ():
+                if self._is_exported(x):
+                    self._check_target(x, "op")  # pickle.dumps of a test instance would read its state
             return table[name](*operands)
         if op == "dir":
             (target,) = args
@@ -1849,7 +1849,7 @@ class _Special:
         return self.__getattr__("__enter__")()
 
     def __exit__(self, exc_type, exc, tb):
-        swallowed = self.__getattr__("__exit__")(exc_type, exc, None)
+        swallowed = bool(self.__getattr__("__exit__")(exc_type, exc, None))  # asked once: a model __bool__ could flip
         if swallowed and _is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
             _FAILURES_IN_MODEL_HANDS.append(exc)  # the test's failed assertion in the body still counts
         return swallowed
