@@ -47,13 +47,22 @@ def _write_tests(folder: Path, tests: dict[str, str]) -> None:
         target.write_text(content, encoding="utf-8")
 
 
-def worker_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: list[Path], network: bool) -> list[str]:
+# In the template of a test's own `python ...` command: the folder the test runs it in.
+FOLDER_SLOT = "\0folder"  # (no real argument holds a NUL)
+
+
+def worker_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: list[Path], network: bool,
+                   argv: Optional[list[str]] = None) -> list[str]:
     """The worker's argv, confined exactly as a normal test run is (the same layer, binds,
-    namespaces and user switch), with the runtime readable and nothing of the judge's folder."""
+    namespaces and user switch), with the runtime readable and nothing of the judge's folder.
+    argv=[]: the same confinement for a test's own `python ...` command (the judge appends the
+    command's arguments and fills in FOLDER_SLOT)."""
     conf = sandbox.confinement
     worker_conf = dataclasses.replace(conf, readonly_paths=[*conf.readonly_paths, str(runtime)])
-    argv = ["-B", "-X", f"pycache_prefix={NO_PYCACHE}", str(runtime / "worker.py"), str(workspace)]
-    return isolation.command(worker_conf, sandbox.python, argv, workspace, writable, network)
+    if argv is None:
+        argv = ["-B", "-X", f"pycache_prefix={NO_PYCACHE}", str(runtime / "worker.py"), str(workspace)]
+    start_in = FOLDER_SLOT if not argv else None
+    return isolation.command(worker_conf, sandbox.python, argv, workspace, writable, network, start_in)
 
 
 def run_judged(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
@@ -102,7 +111,10 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     isolation.hand_over([judge_dir, pytest_tmp], judge_uid)
 
     worker_env = {**isolation.clean_environment(home, tmp, sandbox.python.parent), "PYTHONPYCACHEPREFIX": NO_PYCACHE}
-    spec = {"argv": worker_command(sandbox, runtime, workspace, [workspace, home, tmp, pytest_tmp], network),
+    writable = [workspace, home, tmp, pytest_tmp]
+    spec = {"argv": worker_command(sandbox, runtime, workspace, writable, network),
+            "test_command": worker_command(sandbox, runtime, workspace, writable, network, argv=[]),
+            "folder_slot": FOLDER_SLOT,
             "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
             "basetemp": str(pytest_tmp / "basetemp"), "judge_uid": judge_uid,
             "log": str(judge_dir / "worker.log"), "record": str(judge_dir / "record.json"),

@@ -23,6 +23,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 import types
 
 import pytest
@@ -156,8 +157,9 @@ class Spawner:
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL)
         latest = None
+        commands: dict[int, subprocess.Popen] = {}  # the tests' own commands we started, by pid
         while True:
-            request = sock.recv(1)
+            request, fds, _, _ = socket.recv_fds(sock, 1, 3)
             if request == b"s":
                 latest, read_fd, write_fd = launch(spec)
                 socket.send_fds(sock, [b"started"], [read_fd, write_fd])
@@ -169,7 +171,28 @@ class Spawner:
                 except subprocess.TimeoutExpired:
                     code = None
                 sock.sendall(b"-" if code is None else str(code).encode())
+            elif request == b"p" and len(fds) == 3:  # a test's own `python ...`: its stdin, stdout, stderr
+                command = json.loads(_read_line(sock))
+                try:
+                    proc = REAL_POPEN(test_command(command["args"], command["folder"]), cwd=spec["workspace"],
+                                      env=command["env"], stdin=fds[0], stdout=fds[1], stderr=fds[2],
+                                      start_new_session=True)
+                    commands[proc.pid] = proc
+                    sock.sendall(f"{proc.pid}\n".encode())
+                except OSError as e:
+                    sock.sendall(f"-{e.errno or 0}\n".encode())
+                for fd in fds:
+                    os.close(fd)
+            elif request in (b"c", b"k"):  # how a command ended (None: running); a signal to it
+                pid, _, sig = _read_line(sock).partition(b" ")
+                proc = commands.get(int(pid))
+                if proc is not None and request == b"k" and proc.poll() is None:
+                    proc.send_signal(int(sig))
+                code = None if proc is None else proc.poll()
+                sock.sendall(b"-\n" if code is None else f"{code}\n".encode())
             else:
+                for fd in fds:
+                    os.close(fd)
                 return
 
     def start(self) -> tuple[int, int]:
@@ -188,6 +211,40 @@ class Spawner:
         except OSError:
             return None
         return int(answer) if answer.lstrip(b"-").isdigit() else None
+
+    def start_command(self, args: list[str], folder: str, env: dict, fds: list[int]) -> int:
+        """A test's own `python ...` command, started by us as root (as the worker's user) with
+        those three fds as its stdin, stdout and stderr: its pid."""
+        socket.send_fds(self.sock, [b"p"], fds)
+        self.sock.sendall(json.dumps({"args": args, "folder": folder, "env": env}).encode() + b"\n")
+        answer = int(_read_line(self.sock))
+        if answer < 0:
+            raise OSError(-answer, os.strerror(-answer))
+        return answer
+
+    def command_status(self, pid: int, signal_number: int = 0):
+        """A command's exit code, or None while it runs; with a signal number, send it first."""
+        self.sock.sendall(b"k" if signal_number else b"c")
+        self.sock.sendall(f"{pid} {signal_number}\n".encode())
+        answer = _read_line(self.sock)
+        return None if answer == b"-" else int(answer)
+
+
+def _read_line(sock: socket.socket) -> bytes:
+    """One line of the spawner's protocol (short: a pid, an exit code, a command as JSON)."""
+    line = bytearray()
+    while not line.endswith(b"\n"):
+        chunk = sock.recv(1)
+        if not chunk:
+            raise rpc.PeerGone("the judge's spawner ended")
+        line += chunk
+    return bytes(line[:-1])
+
+
+def test_command(args: list[str], folder: str) -> list[str]:
+    """A test's own `python ...` command, confined as the worker is (same layer, user, limits),
+    started in `folder`."""
+    return [folder if a == SPEC["folder_slot"] else a for a in SPEC["test_command"]] + args[1:]
 
 
 class Worker:
@@ -417,19 +474,96 @@ def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
 sys.addaudithook(_refuse_links_into_the_judge)
 
 
-class JudgedPopen(subprocess.Popen):
+class JudgedPopen(REAL_POPEN):
     """subprocess.Popen in the judge. A command that runs the sandbox interpreter (a test running
-    `python -m slugify ...`) runs the model's code: it starts in the worker, confined as the
-    model's code is, and the test gets a proxy of that Popen (communicate, wait, returncode: the
-    values come back as any value does). Other commands start here, as before."""
+    `python -m slugify ...` or its own `python -c CHECK`) may run the model's code: it runs
+    confined as the worker is (test_command), started by us, or as root by our spawner, never by
+    the worker (the model's code there could fake what the command did, its exit code). Other
+    commands start here, as before."""
 
-    def __new__(cls, args, *rest, **kwargs):
-        if not _runs_python(args, kwargs):
-            return super().__new__(cls)
-        cwd = kwargs.get("cwd")
-        if cwd is not None and os.path.abspath(os.fspath(cwd)).startswith(TESTS_DIR + os.sep):
-            kwargs.pop("cwd")  # the judge's folder is not the worker's: run where the model's code is
-        return WORKER.connection().request("popen", list(map(os.fspath, args)), rest, kwargs)
+    _by_spawner = False
+
+    def __init__(self, args, *rest, **kwargs):
+        if _runs_python(args, kwargs):
+            folder = os.path.abspath(os.fspath(kwargs.pop("cwd", None) or os.getcwd()))
+            if folder == TESTS_DIR or folder.startswith(TESTS_DIR + os.sep):
+                folder = SPEC["workspace"]  # the judge's folder is not the worker's: run where the model's code is
+            kwargs["env"] = _command_environment(kwargs.get("env"))
+            if WORKER.other_user and WORKER._basetemp_changed():
+                WORKER.hand_over_tmp()
+            args = [os.fspath(a) for a in args]
+            if WORKER.spawner is not None:
+                self._by_spawner, self._folder = True, folder
+            else:
+                args = test_command(args, folder)
+            kwargs["cwd"] = SPEC["workspace"]
+        super().__init__(args, *rest, **kwargs)
+
+    def _execute_child(self, args, executable, preexec_fn, close_fds, pass_fds, cwd, env, startupinfo,
+                       creationflags, shell, p2cread, p2cwrite, c2pread, c2pwrite, errread, errwrite, *rest):
+        if not self._by_spawner:
+            return super()._execute_child(args, executable, preexec_fn, close_fds, pass_fds, cwd, env, startupinfo,
+                                          creationflags, shell, p2cread, p2cwrite, c2pread, c2pwrite, errread,
+                                          errwrite, *rest)
+        fds = [p2cread, c2pwrite, errwrite]
+        given = [fd if fd != -1 else default for fd, default in zip(fds, (0, 1, 2))]
+        env = {os.fsdecode(k): os.fsdecode(v) for k, v in (env or os.environ).items()}
+        self.pid = WORKER.spawner.start_command([os.fsdecode(a) for a in args], self._folder, env, given)
+        self._child_created = True
+        for fd, theirs in ((p2cread, p2cwrite), (c2pwrite, c2pread), (errwrite, errread)):
+            if fd != -1 and theirs != -1 and fd != getattr(self, "_devnull", None):
+                os.close(fd)  # the child's ends, as Popen closes them after its fork
+        if hasattr(self, "_devnull"):
+            os.close(self._devnull)
+        self._closed_child_pipe_fds = True
+
+    def _internal_poll(self, *args, **kwargs):
+        if not self._by_spawner:
+            return super()._internal_poll(*args, **kwargs)
+        if self.returncode is None:
+            try:
+                self.returncode = WORKER.spawner.command_status(self.pid)
+            except (OSError, rpc.RpcError):
+                self.returncode = kwargs.get("_deadstate")
+        return self.returncode
+
+    def _wait(self, timeout):
+        if not self._by_spawner:
+            return super()._wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = 0.0005
+        while self._internal_poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(self.args, timeout)
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        return self.returncode
+
+    def send_signal(self, sig):
+        if not self._by_spawner:
+            return super().send_signal(sig)
+        if self.returncode is None:
+            self.returncode = WORKER.spawner.command_status(self.pid, int(sig))
+
+
+def _command_environment(given):
+    """A test's own command sees the worker's environment with the test's changes to its own
+    (as a child of the test process would), never the judge's own settings."""
+    if given is None:
+        env = dict(SPEC["env"])
+        env.update((k, v) for k, v in os.environ.items() if WORKER.env0.get(k) != v and k != "PYTEST_CURRENT_TEST")
+        for k in WORKER.env0:
+            if k not in os.environ:
+                env.pop(k, None)
+        return env
+    env = {k: v for k, v in dict(given).items() if k not in ("JUDGE_SPEC", "PYTEST_CURRENT_TEST")}
+    for k in ("HOME", "TMPDIR", "PYTHONPATH"):  # the judge's own, handed on by `{**os.environ, ...}`
+        if env.get(k) is not None and env.get(k) == WORKER.env0.get(k):
+            if k in SPEC["env"]:
+                env[k] = SPEC["env"][k]
+            else:
+                env.pop(k)
+    return env
 
 
 def _runs_python(args, kwargs) -> bool:

@@ -1,10 +1,12 @@
 """The launcher: runs first inside the sandbox, in front of every confined command.
 
-    python -I -S -B launcher.py UID PRIVATE KEYRING_FILTER COMMAND...
+    python -I -S -B launcher.py [--in FOLDER] UID PRIVATE KEYRING_FILTER COMMAND...
 
 UID: the user to become (-1: stay), PRIVATE: the private mounts (confine.private_mounts; empty:
 none), KEYRING_FILTER: the seccomp program as hex (empty: none). It prints STARTED, then runs
-COMMAND as its child and ends with its exit code.
+COMMAND as its child and ends with its exit code. With --in (a judged test's own `python ...`
+command, confined as the worker is): it starts COMMAND in FOLDER and prints nothing, so the
+command's output is what the test reads.
 """
 import os
 import sys
@@ -16,11 +18,17 @@ del sys.path[0]
 
 
 def main() -> None:
-    uid, private, keyring_filter, command = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+    args, folder = sys.argv[1:], None
+    if args[0] == "--in":
+        folder, args = args[1], args[2:]
+    uid, private, keyring_filter, command = int(args[0]), args[1], args[2], args[3:]
     confine.private_mounts(private)
     confine.no_keyrings(keyring_filter)
     confine.drop_user(uid)
-    confine.say_started()
+    if folder is None:
+        confine.say_started()
+    else:
+        os.chdir(folder)
     confine.run_child(command)
 
 

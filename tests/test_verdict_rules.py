@@ -559,8 +559,9 @@ def test_a_test_changes_shared_state_of_the_models_module(sandbox, scratch):
 
 
 def test_a_test_runs_the_models_code_as_a_subprocess(sandbox, scratch):
-    """As python-slugify's suite does (`python -m slugify ...`): the command runs in the worker,
-    confined as the model's code is; the test gets its output and exit code."""
+    """As python-slugify's suite does (`python -m slugify ...`): the judge starts the command
+    confined as the worker is (never the worker itself: tests/test_redteam_found.py, section 4);
+    the test gets its output and exit code."""
     files = {"shout/__init__.py": "", "shout/__main__.py": """
         import sys
         text = sys.stdin.read() if "--stdin" in sys.argv else " ".join(sys.argv[1:])
@@ -581,8 +582,23 @@ def test_a_test_runs_the_models_code_as_a_subprocess(sandbox, scratch):
         def test_the_subprocess_is_confined_as_the_worker():
             uid = subprocess.check_output([sys.executable, "-c", "import os; print(os.getuid())"], text=True)
             assert int(uid) == (65534 if os.getuid() != int(uid) else os.getuid())
+        def test_folder_environment_stderr_and_timeout(tmp_path, monkeypatch):
+            (tmp_path / "in.txt").write_text("from a file")
+            monkeypatch.setenv("SHOUT_SUFFIX", "!")
+            code = "import os; print(open('in.txt').read().upper() + os.environ['SHOUT_SUFFIX'])"
+            done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+            assert (done.returncode, done.stdout, done.stderr) == (0, "FROM A FILE!\\n", "")
+            env = {**os.environ, "SHOUT_SUFFIX": "?"}
+            assert subprocess.check_output([sys.executable, "-c", code], cwd=str(tmp_path), env=env) == b"FROM A FILE?\\n"
+            import pytest
+            with pytest.raises(subprocess.TimeoutExpired):
+                subprocess.run([sys.executable, "-c", "import time; time.sleep(30)"], timeout=0.5)
+            proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+            assert proc.poll() is None
+            proc.kill()
+            assert proc.wait(timeout=10) != 0
     """}
-    honest(sandbox, scratch, files, tests, passed=3)
+    honest(sandbox, scratch, files, tests, passed=4)
 
 
 def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
