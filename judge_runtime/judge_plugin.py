@@ -13,6 +13,7 @@ import builtins
 import ctypes
 import importlib.machinery
 import importlib.util
+import io
 import json
 import os
 import pickle
@@ -107,6 +108,67 @@ def _seed(*args, **kwargs):
     WORKER.random_pending = True
 
 
+TESTS_DIR = os.getcwd()
+# Where no link may lead a test's file access: the judge's own folder (the tests, their data,
+# the record) and /proc (the judge's environment and memory). The model's code can plant a link
+# in tmp_path; a test that reads "its" file back would hand the hidden tests to the model's code.
+_NO_LINK_INTO = (os.path.dirname(TESTS_DIR) + os.sep, "/proc/")
+
+
+def _leads_in(given: str, real: str) -> bool:
+    """A path that does not name the judge's own files but arrived at them (through a link)."""
+    given, real = given + os.sep, real + os.sep
+    return any(real.startswith(private) and not given.startswith(private) for private in _NO_LINK_INTO)
+
+
+def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
+    """Before an open: where the path leads now. A link swapped in after this check (a race) is
+    caught by _checked_open where the file is opened through open() or os.open()."""
+    if event not in ("open", "os.listdir", "os.scandir") or not args or not isinstance(args[0], (str, bytes)):
+        return
+    path = os.fsdecode(args[0])
+    if _leads_in(os.path.abspath(path), os.path.realpath(path)):
+        raise PermissionError(f"{path}: a link from outside leads into the judge's own files; refused")
+
+
+sys.addaudithook(_refuse_links_into_the_judge)
+REAL_OPEN, REAL_OS_OPEN = builtins.open, os.open
+
+
+def _check_opened(fd: int, path, dir_fd=None) -> int:
+    """After the open: the file the kernel really opened (/proc/self/fd), so no race is left."""
+    try:
+        base = os.readlink(f"/proc/self/fd/{dir_fd}") if dir_fd is not None else os.getcwd()
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # no /proc (macOS, Windows): the audit hook's check is all there is
+        return fd
+    if _leads_in(os.path.normpath(os.path.join(base, os.fsdecode(path))), real):
+        os.close(fd)
+        raise PermissionError(f"{os.fsdecode(path)}: a link from outside leads into the judge's own files; refused")
+    return fd
+
+
+def _checked_os_open(path, flags, mode=0o777, *, dir_fd=None):
+    return _check_opened(REAL_OS_OPEN(path, flags, mode, dir_fd=dir_fd), path, dir_fd)
+
+
+def _checked_open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None):
+    if isinstance(file, int):
+        return REAL_OPEN(file, mode, buffering, encoding, errors, newline, closefd, opener)
+
+    def checked(path, flags):
+        return _check_opened(opener(path, flags) if opener else REAL_OS_OPEN(path, flags, 0o666), path)
+
+    return REAL_OPEN(file, mode, buffering, encoding, errors, newline, closefd, checked)
+
+
+if sys.platform == "linux":  # (before BUILTINS0: our open is the tests' starting builtin, not a patch of theirs)
+    for _name in ("__name__", "__qualname__", "__doc__"):
+        setattr(_checked_open, _name, getattr(REAL_OPEN, _name))
+    builtins.open = io.open = _checked_open
+    os.open = _checked_os_open
+
+
 REAL_SEED, random.seed = random.seed, _seed
 BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
 _UNSET = object()
@@ -187,7 +249,7 @@ class Spawner:
                 pid, _, sig = _read_line(sock).partition(b" ")
                 proc = commands.get(int(pid))
                 if proc is not None and request == b"k" and proc.poll() is None:
-                    proc.send_signal(int(sig))
+                    _signal_group(proc, int(sig))
                 code = None if proc is None else proc.poll()
                 sock.sendall(b"-\n" if code is None else f"{code}\n".encode())
             else:
@@ -215,6 +277,8 @@ class Spawner:
     def start_command(self, args: list[str], folder: str, env: dict, fds: list[int]) -> int:
         """A test's own `python ...` command, started by us as root (as the worker's user) with
         those three fds as its stdin, stdout and stderr: its pid."""
+        if sys.platform == "win32":
+            raise OSError("no spawner on Windows")
         socket.send_fds(self.sock, [b"p"], fds)
         self.sock.sendall(json.dumps({"args": args, "folder": folder, "env": env}).encode() + b"\n")
         answer = int(_read_line(self.sock))
@@ -228,6 +292,16 @@ class Spawner:
         self.sock.sendall(f"{pid} {signal_number}\n".encode())
         answer = _read_line(self.sock)
         return None if answer == b"-" else int(answer)
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    """A test's kill() of its command reaches the command, not just the launcher in front of it."""
+    if sys.platform == "win32":
+        return REAL_POPEN.send_signal(proc, sig)
+    try:
+        os.killpg(proc.pid, sig)  # (its own session: start_new_session)
+    except OSError:
+        REAL_POPEN.send_signal(proc, sig)
 
 
 def _read_line(sock: socket.socket) -> bytes:
@@ -453,25 +527,7 @@ class Worker:
 
 
 WORKER = Worker(SPEC)
-TESTS_DIR = os.getcwd()
 MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
-# Where no link may lead a test's file access: the judge's own folder (the tests, their data,
-# the record) and /proc (the judge's environment and memory). The model's code can plant a link
-# in tmp_path; a test that reads "its" file back would hand the hidden tests to the model's code.
-_NO_LINK_INTO = (os.path.dirname(TESTS_DIR) + os.sep, "/proc/")
-
-
-def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
-    if event not in ("open", "os.listdir", "os.scandir") or not args or not isinstance(args[0], (str, bytes)):
-        return
-    path = os.fsdecode(args[0])
-    given, real = os.path.abspath(path) + os.sep, os.path.realpath(path) + os.sep
-    for private in _NO_LINK_INTO:
-        if real.startswith(private) and not given.startswith(private):
-            raise PermissionError(f"{path}: a link from outside leads into the judge's own files; refused")
-
-
-sys.addaudithook(_refuse_links_into_the_judge)
 
 
 class JudgedPopen(REAL_POPEN):
@@ -481,10 +537,12 @@ class JudgedPopen(REAL_POPEN):
     the worker (the model's code there could fake what the command did, its exit code). Other
     commands start here, as before."""
 
-    _by_spawner = False
+    _by_spawner = _test_command = False
 
     def __init__(self, args, *rest, **kwargs):
         if _runs_python(args, kwargs):
+            self._test_command = True
+            kwargs["start_new_session"] = True
             folder = os.path.abspath(os.fspath(kwargs.pop("cwd", None) or os.getcwd()))
             if folder == TESTS_DIR or folder.startswith(TESTS_DIR + os.sep):
                 folder = SPEC["workspace"]  # the judge's folder is not the worker's: run where the model's code is
@@ -540,8 +598,11 @@ class JudgedPopen(REAL_POPEN):
         return self.returncode
 
     def send_signal(self, sig):
-        if not self._by_spawner:
+        if not self._test_command:
             return super().send_signal(sig)
+        if not self._by_spawner:
+            self.poll()
+            return None if self.returncode is not None else _signal_group(self, sig)
         if self.returncode is None:
             self.returncode = WORKER.spawner.command_status(self.pid, int(sig))
 

@@ -1,12 +1,9 @@
-"""A third red team's findings on the judge (after commits ecdef45, 5331f47). Sections 1-4 gave a
-false "solved" and are refused now (regression tests). The last two are holes still open, kept
-as xfails so the README's list stays true: a test's own `python` subprocess runs in the worker
-(strict), and a link swapped in between the judge's check and the open (a race, not strict)."""
+"""A third red team's findings on the judge (after commits ecdef45, 5331f47). Each gave a false
+"solved" (the last one in a race it won in some runs only) and is refused now: regression tests."""
 from __future__ import annotations
 
-import pytest
-
 from test_verdict_rules import attack, honest, judged, sandbox  # noqa: F401 - sandbox is a fixture
+
 
 def refused(sandbox, scratch, files, tests, failed=1):
     """The judge gives no pass: not ok, and at least `failed` tests fail."""
@@ -200,9 +197,9 @@ def test_a_tests_own_python_checker_is_run_by_the_model(sandbox, scratch):
 # ---------------------------------------------------------------------------------------------
 # 5. _refuse_links_into_the_judge checks the path (realpath) before open() follows it: a thread
 #    of the model's code swaps a regular file and a link into the judge's folder (renameat2
-#    RENAME_EXCHANGE) meanwhile; a test that reads "its" file back may read the hidden tests and
-#    hand them to the model's code. A race: one try per read, measured: 5% (bwrap) to 17% (basic) of
-#    reads returned the hidden test file; how many runs the model wins depends on the machine's load.
+#    RENAME_EXCHANGE) meanwhile; a test that reads "its" file back read the hidden tests and
+#    handed them to the model's code in 5% (bwrap) to 17% (basic) of reads. Now open() and os.open()
+#    in the judge check the file the kernel opened (/proc/self/fd) after the open: no race left.
 
 RACE_FILES = {"codec.py": """
     import ctypes, os, re, threading
@@ -232,7 +229,7 @@ RACE_TESTS = {"test_codec.py": """
     def test_roundtrip(tmp_path):
         p = tmp_path / "data.txt"
         codec.save(p, {"a": 1})
-        for _ in range(200):  # one read wins the race 5-17% of the time (bwrap, basic)
+        for _ in range(2000):  # without the check after the open, some read wins the race
             try:
                 text = p.read_text()
             except OSError:
@@ -243,6 +240,5 @@ RACE_TESTS = {"test_codec.py": """
 """}
 
 
-@pytest.mark.xfail(strict=False, reason="red team: a race, won in some runs only (see the report)")
 def test_a_link_swapped_in_after_the_check_hands_the_hidden_tests_over(sandbox, scratch):
     refused(sandbox, scratch, RACE_FILES, RACE_TESTS)
