@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -29,9 +30,13 @@ class RayMissing(Exception):
     """Ray is an optional extra; the message says how to install it."""
 
 
-def parent_death_signal() -> None:
-    """The run dies with the Ray worker that started it (a lost node leaves no run behind to
-    write into a folder another node resumes)."""
+def child_setup() -> None:
+    """In the run's process before it starts: SIGINT as usual (a Ray worker's thread may block or
+    ignore it, and a child inherits both), and death with the Ray worker that started it (a lost node leaves no
+    run behind to write into a folder another node resumes)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if sys.platform != "win32":
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if sys.platform == "linux":
         import ctypes
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -86,9 +91,11 @@ def run_one(argv: list[str], cwd: str, log: Optional[str], packed: Optional[byte
     try:
         child = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
                                  stderr=subprocess.STDOUT if out else None, start_new_session=True,
-                                 preexec_fn=parent_death_signal)
+                                 preexec_fn=child_setup)
         try:
-            code = child.wait()
+            while child.poll() is None:  # not wait(): Ray's cancel is only seen between bytecodes
+                time.sleep(0.1)
+            code = child.returncode
         except KeyboardInterrupt:
             child.send_signal(signal.SIGINT)
             try:
