@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -143,7 +144,10 @@ def answers(url: Optional[str]) -> bool:
 
 class LocalExecutor:
     """Runs each run as a child process on this machine. The interface a batch needs from any
-    executor (docs/scale.md: a Ray one): start a command, ask whether it ended, interrupt it."""
+    executor (docs/scale.md; ray_executor.py): start a command, ask whether it ended, interrupt it,
+    and say where it ran (for the summary)."""
+
+    name = "local"
 
     def start(self, argv: list[str], cwd: Path, log: Optional[Path]) -> subprocess.Popen:
         out = open(log, "ab") if log else None
@@ -169,6 +173,12 @@ class LocalExecutor:
             handle.send_signal(signal.CTRL_BREAK_EVENT)
         elif handle.poll() is None:
             handle.send_signal(signal.SIGINT)
+
+    def node(self, handle: subprocess.Popen) -> str:
+        return socket.gethostname()
+
+    def close(self) -> None:
+        pass
 
 
 # -- results and the summary ---------------------------------------------------------------------
@@ -299,7 +309,7 @@ class Batch:
             previous = json.loads((batch_dir / SUMMARY).read_text(encoding="utf-8"))["runs"]
         except (OSError, ValueError, KeyError, TypeError):
             previous = []
-        self.extra: dict[str, dict] = {r["task_id"]: {k: r.get(k) for k in ("server", "attempts")}
+        self.extra: dict[str, dict] = {r["task_id"]: {k: r.get(k) for k in ("server", "attempts", "executor", "node")}
                                        for r in previous if isinstance(r, dict) and "task_id" in r}
 
     def run_dir(self, entry: dict) -> Path:
@@ -360,7 +370,8 @@ class Batch:
                         running[entry["task_id"]] = (self.executor.start(argv, self.cwd, log), server, entry, time.monotonic())
                         server.busy += 1
                         attempts[entry["task_id"]] += 1
-                        self.extra[entry["task_id"]] = {"server": server.url, "attempts": attempts[entry["task_id"]]}
+                        self.extra[entry["task_id"]] = {"server": server.url, "attempts": attempts[entry["task_id"]],
+                                                        "executor": self.executor.name, "node": None}
                 if not running:
                     break  # tasks left, but no server takes them
                 time.sleep(0.2)
@@ -370,6 +381,7 @@ class Batch:
                         continue
                     del running[task_id]
                     server.busy -= 1
+                    self.extra[task_id]["node"] = self.executor.node(handle)
                     self.ended(entry, code, time.monotonic() - began, server, pending, attempts)
                     self.publish(running)
         except KeyboardInterrupt:
@@ -438,6 +450,8 @@ class Batch:
             pass
         for handle, _, entry, _ in running.values():
             self.executor.interrupt(handle, hard=True)
+            self.executor.poll(handle)
+            self.extra[entry["task_id"]]["node"] = self.executor.node(handle)
             self.adopt_log(entry)
 
 
@@ -493,14 +507,36 @@ def main(args, cwd: Path, flag_settings) -> int:
                     "user and its scratch area and could change each other's files; install bubblewrap "
                     "(apt-get install bubblewrap) or use --jobs 1", 2)
     try:
+        executor = make_executor(config)
+    except ConfigError as e:
+        return fail(str(e), 2)
+    try:
         batch_dir = resume or new_batch_dir(Path(config.runs_dir), args.batch_id)
     except ConfigError as e:
+        executor.close()
         return fail(str(e), 2)
     state["settings"].update({"servers": [f"{s.url or 'default'}#{s.slots}" for s in servers], "jobs": jobs,
                               "backend": config.backend, "protocol": config.protocol, "model": config.model,
                               "max_steps": config.max_steps, "sandbox": sandbox.confinement.layer})
+    state["settings"]["executor"] = config.executor
     write_atomic(batch_dir / STATE, json.dumps(state, indent=2) + "\n")
-    return Batch(batch_dir, state, servers, jobs, cwd, args.verbose).run()
+    try:
+        return Batch(batch_dir, state, servers, jobs, cwd, args.verbose, executor).run()
+    finally:
+        executor.close()
+
+
+def make_executor(config: Config):
+    """The executor the settings name; Ray only when asked for (an optional extra)."""
+    if config.executor == "local":
+        return LocalExecutor()
+    import ray_executor
+    try:
+        return ray_executor.RayExecutor(config.ray_address, config.ray_run_folders)
+    except ray_executor.RayMissing as e:
+        raise ConfigError(str(e)) from None
+    except (ConnectionError, ValueError, RuntimeError) as e:
+        raise ConfigError(f"--executor ray: no Ray cluster to join at {config.ray_address or 'auto'}: {e}") from None
 
 
 def passed_flags(args) -> dict:

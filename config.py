@@ -73,6 +73,9 @@ class Config(BaseModel):
     decider: Optional[str] = Field(None, description="URL of a decision model with the /v1/systemone API (e.g. Jeff, http://127.0.0.1:18766): before each test run it notes whether a person should look at the code first. Empty: no note (with --approve the coding model answers instead).")
     decider_block: Optional[float] = Field(None, ge=0, le=1, description="Refuse a test run without asking when the decision model's probability of 'look closely' is above this. Empty: the note only advises.")
     decider_timeout: float = Field(20.0, gt=0, description="Seconds to wait for the decision model's note; after that it says 'no answer' and the run goes on.")
+    executor: Literal["local", "ray"] = Field("local", description="Where a batch's runs go: child processes on this machine, or Ray tasks on a Ray cluster (pip install -e '.[ray]'; README: a batch on a Ray cluster).")
+    ray_address: Optional[str] = Field(None, description="The Ray cluster a batch with executor ray joins (host:port of its head). Empty: the running cluster (address auto), else one started on this machine for the batch.")
+    ray_run_folders: Literal["shared", "packed"] = Field("shared", description="shared: runs/ is a folder every Ray node mounts at the same path; packed: each run runs in a folder of its node's own and comes back as a tar into runs/<batch_id>/<task_id>/.")
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
 
     @field_validator("servers", mode="before")

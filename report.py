@@ -210,6 +210,11 @@ def summary_rows(summary: dict) -> list[dict]:
     return [r for r in summary["runs"] if isinstance(r, dict)]
 
 
+def ran_on(run: dict) -> str:
+    """Where a run ran: `local <host>` or `ray <node id>` (summaries from before the executor: empty)."""
+    return " ".join(str(run[k]) for k in ("executor", "node") if run.get(k))
+
+
 def batch_page(batch_dir: Path, summary: dict) -> str:
     rows = []
     for run in summary_rows(summary):
@@ -218,11 +223,12 @@ def batch_page(batch_dir: Path, summary: dict) -> str:
                 if task_id and (batch_dir / task_id / "report.html").is_file() else e(task_id or run.get("task")))
         rows.append((link, status_html(run.get("status")), e(run.get("reason")), e(run.get("steps")),
                      e(run.get("invalid_replies")), e(run.get("finish_accepted")), tests_html(run.get("hidden_tests")),
-                     e(f"{replay.total(run.get('tokens')):.0f}"), e(f"{replay.total(run.get('seconds')):.1f}")))
+                     e(f"{replay.total(run.get('tokens')):.0f}"), e(f"{replay.total(run.get('seconds')):.1f}"),
+                     e(ran_on(run))))
     totals = summary.get("totals") if isinstance(summary.get("totals"), dict) else {}
     name = summary.get("batch_id") or batch_dir.name
     body = (f"<h1>Batch {e(name)}</h1><h2>Totals</h2>{table(('', ''), [(e(k), e(console.plain(v))) for k, v in totals.items()], 'totals')}"
-            f"<h2>Runs</h2>{table(('task', 'status', 'reason', 'steps', 'invalid replies', 'finish accepted', 'hidden tests', 'tokens', 'seconds'), rows, 'runs')}"
+            f"<h2>Runs</h2>{table(('task', 'status', 'reason', 'steps', 'invalid replies', 'finish accepted', 'hidden tests', 'tokens', 'seconds', 'ran on'), rows, 'runs')}"
             f"<h2>Settings</h2>{pre(json.dumps(summary.get('settings'), indent=1, default=str))}")
     return page(f"Batch {name}", body)
 

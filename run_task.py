@@ -65,6 +65,13 @@ def parser() -> argparse.ArgumentParser:
     batches.add_argument("--jobs", type=int, help="runs at once (default: every server's slots together)")
     batches.add_argument("--batch-id", help="name of the batch folder under runs/ (default: batch-<date>-<time>)")
     batches.add_argument("--verbose", action="store_true", help="show every run's console output")
+    batches.add_argument("--executor", choices=choices(Config, "executor"),
+                         help="local: runs as child processes here (default); ray: runs as Ray tasks on a cluster (env AGENT_EXECUTOR)")
+    batches.add_argument("--ray-address", metavar="HOST:PORT",
+                         help="with --executor ray: the cluster's head (default: the running cluster, else one started here)")
+    batches.add_argument("--ray-run-folders", choices=choices(Config, "ray_run_folders"),
+                         help="with --executor ray: shared (runs/ mounted at the same path on every node, default) or packed "
+                              "(each run comes back as a tar)")
     return p
 
 
@@ -92,6 +99,8 @@ def flag_settings(args: argparse.Namespace) -> dict:
     return {"server": args.server, "backend": args.backend, "protocol": args.protocol, "model": args.model,
             "model_path": args.model_path, "max_steps": args.max_steps, "runs_dir": args.runs_dir,
             "decider": args.decider, "decider_block": args.decider_block,
+            "executor": args.executor, "ray_address": args.ray_address,
+            "ray_run_folders": args.ray_run_folders,
             "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
 
 
