@@ -2,6 +2,7 @@
 run_task.py as a subprocess the way a user does."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -39,6 +40,55 @@ def layer_sandbox(layer: str, **limits) -> Sandbox:
     '+warm': each run forked from the warm runner)."""
     return Sandbox(SandboxConfig(isolation=layer.split("+")[0], namespaces="namespaces" in layer,
                                  warm="warm" in layer, **limits))
+
+
+# -- `alone`: tests that run with no other test beside them, across xdist workers ---------------------
+# A readers-writer lock on a file the controller creates: every test holds it shared, an `alone` test
+# holds it exclusively; a turnstile lock in front keeps a waiting `alone` test from being starved by
+# the other workers' stream of shared holders. (xdist_group marks are ignored under pytest 9.2.)
+LOCKS_ENV = "TDD_AGENT_TEST_LOCKS"
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput") and LOCKS_ENV not in os.environ:  # the controller (or no xdist)
+        folder = tempfile.mkdtemp(prefix="tdd-agent-test-locks-")
+        os.environ[LOCKS_ENV] = folder  # the workers it starts inherit it
+        config._tdd_agent_locks = folder
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_tdd_agent_locks", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop(LOCKS_ENV, None)
+
+
+@contextlib.contextmanager
+def _suite_lock(alone: bool):
+    import fcntl
+    folder = os.environ.get(LOCKS_ENV)
+    if not folder or not os.environ.get("PYTEST_XDIST_WORKER") or not os.path.isdir(folder):
+        yield  # one process runs the tests: nothing runs beside any of them
+        return
+    with open(os.path.join(folder, "turnstile"), "a") as gate, open(os.path.join(folder, "suite"), "a") as suite:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(suite, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            if not alone:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(suite, fcntl.LOCK_UN)
+            if alone:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    with _suite_lock(item.get_closest_marker("alone") is not None):
+        return (yield)
 
 
 @pytest.fixture
