@@ -63,7 +63,18 @@ def pytest_unconfigure(config):
         os.environ.pop(LOCKS_ENV, None)
 
 
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if "clone" in names:  # a copy of the repository: the CLI as a user types it, in subprocesses
+            item.add_marker(pytest.mark.e2e)
+        if "browser" in names:
+            item.add_marker(pytest.mark.browser)
+    _xdist_groups(config, items)
+
+
+def _xdist_groups(config, items):
     """--dist loadgroup sends tests with the same xdist_group mark to one worker by a "@group" suffix
     on their node ids; pytest 9.2 keeps a node id in `_id`, so xdist's `_nodeid` assignment is lost
     (pytest-xdist issue 1386). Until xdist sets it, the suffix is set here."""
