@@ -30,6 +30,19 @@ from sandbox import Sandbox  # noqa: E402
 LAYERS = (["basic"] + (["basic+namespaces"] if isolation.unshare_works() else [])
           + (["basic+namespaces+warm"] if isolation.unshare_works() and os.getuid() == 0 else [])
           + (["bwrap"] if isolation.bwrap_works() else []))
+# Judged runs never use the warm runner (judge.run_judged starts its own worker), so for them the
+# warm layer is the basic layer with namespaces again: judge tests run on these.
+COLD_LAYERS = [layer for layer in LAYERS if "warm" not in layer]
+# The least and the most confinement: where the layer does not decide the outcome (counting, the
+# example tasks, what a feature gives) but a layer could still break it.
+END_LAYERS = sorted({LAYERS[0], LAYERS[-1]}, key=LAYERS.index)
+
+
+def on_layers(layers):
+    """A test on these layers only: overrides the params of a module's `sandbox` fixture."""
+    return pytest.mark.parametrize("sandbox", layers, indirect=True, scope="module")
+
+
 # Starts a command with SIGINT ignored, as a shell without job control starts a background job
 # (`cmd &` in a script); exec keeps an ignored signal ignored.
 SIGINT_IGNORED = ["sh", "-c", 'trap "" INT; exec "$@"', "sh"]
