@@ -167,10 +167,13 @@ class AgentRun:
 
 
 class Agent:
-    """Runs `python run_task.py` in a subprocess with its own config in a scratch folder."""
+    """Runs `python run_task.py` in a subprocess with its own config in a scratch folder; or, with
+    inprocess=True, the same command line through run_task.main in this process (no interpreter
+    start; the real sandbox, judge and HTTP backend all the same). Loop tests use that; exit codes,
+    signals and what a terminal shows are tested on the subprocess."""
 
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, folder: Path, inprocess: bool = False):
+        self.folder, self.inprocess = folder, inprocess
         self.config = folder / "agent.yaml"
         self.settings: dict = {"runs_dir": str(folder / "runs"), "sandbox": {"timeout": 30}}
 
@@ -190,8 +193,32 @@ class Agent:
         return {**environ, **(extra or {})}
 
     def run(self, task: Optional[Path], *args: str, env: Optional[dict] = None, timeout: float = 600) -> AgentRun:
+        if self.inprocess:
+            return self._run_here(self.command(task, *args), self.environment(env))
         proc = subprocess.run(self.command(task, *args), cwd=self.folder, capture_output=True, text=True,
                               env=self.environment(env), timeout=timeout)
+        runs = sorted((self.folder / "runs").glob("*"), key=lambda p: p.stat().st_mtime) if (self.folder / "runs").exists() else []
+        return AgentRun(proc, runs[-1] if runs else None)
+
+    def _run_here(self, command: list[str], environ: dict) -> AgentRun:
+        import io
+        import run_task
+        saved_env, saved_cwd = dict(os.environ), os.getcwd()
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            os.environ.clear()
+            os.environ.update(environ)
+            os.chdir(self.folder)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = run_task.main(command[2:])
+                except SystemExit as e:  # argparse's usage errors
+                    code = e.code if isinstance(e.code, int) else 1
+        finally:
+            os.chdir(saved_cwd)
+            os.environ.clear()
+            os.environ.update(saved_env)
+        proc = subprocess.CompletedProcess(command, code, out.getvalue(), err.getvalue())
         runs = sorted((self.folder / "runs").glob("*"), key=lambda p: p.stat().st_mtime) if (self.folder / "runs").exists() else []
         return AgentRun(proc, runs[-1] if runs else None)
 
@@ -205,3 +232,9 @@ class Agent:
 @pytest.fixture
 def agent(scratch) -> Agent:
     return Agent(scratch)
+
+
+@pytest.fixture
+def loop_agent(scratch) -> Agent:
+    """run_task.main in this process: for tests of the loop, not of the process around it."""
+    return Agent(scratch, inprocess=True)
