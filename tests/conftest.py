@@ -80,7 +80,8 @@ def pytest_unconfigure(config):
 def pytest_collection_modifyitems(config, items):
     for item in items:
         names = getattr(item, "fixturenames", ())
-        if "clone" in names:  # a copy of the repository: the CLI as a user types it, in subprocesses
+        # a copy of the repository, or run_task.py as a subprocess: the CLI as a user types it
+        if "clone" in names or ("agent" in names and "loop_agent" not in names):
             item.add_marker(pytest.mark.e2e)
         if "browser" in names:
             item.add_marker(pytest.mark.browser)
