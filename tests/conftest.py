@@ -2,6 +2,7 @@
 run_task.py as a subprocess the way a user does."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -29,6 +30,19 @@ from sandbox import Sandbox  # noqa: E402
 LAYERS = (["basic"] + (["basic+namespaces"] if isolation.unshare_works() else [])
           + (["basic+namespaces+warm"] if isolation.unshare_works() and os.getuid() == 0 else [])
           + (["bwrap"] if isolation.bwrap_works() else []))
+# Judged runs never use the warm runner (judge.run_judged starts its own worker), so for them the
+# warm layer is the basic layer with namespaces again: judge tests run on these.
+COLD_LAYERS = [layer for layer in LAYERS if "warm" not in layer]
+# The least and the most confinement: where the layer does not decide the outcome (counting, the
+# example tasks, what a feature gives) but a layer could still break it.
+END_LAYERS = sorted({LAYERS[0], LAYERS[-1]}, key=LAYERS.index)
+
+
+def on_layers(layers):
+    """A test on these layers only: overrides the params of a module's `sandbox` fixture."""
+    return pytest.mark.parametrize("sandbox", layers, indirect=True, scope="module")
+
+
 # Starts a command with SIGINT ignored, as a shell without job control starts a background job
 # (`cmd &` in a script); exec keeps an ignored signal ignored.
 SIGINT_IGNORED = ["sh", "-c", 'trap "" INT; exec "$@"', "sh"]
@@ -39,6 +53,84 @@ def layer_sandbox(layer: str, **limits) -> Sandbox:
     '+warm': each run forked from the warm runner)."""
     return Sandbox(SandboxConfig(isolation=layer.split("+")[0], namespaces="namespaces" in layer,
                                  warm="warm" in layer, **limits))
+
+
+# -- `alone`: tests that run with no other test beside them, across xdist workers ---------------------
+# A readers-writer lock on a file the controller creates: every test holds it shared, an `alone` test
+# holds it exclusively; a turnstile lock in front keeps a waiting `alone` test from being starved by
+# the other workers' stream of shared holders. (xdist_group marks are ignored under pytest 9.2.)
+LOCKS_ENV = "TDD_AGENT_TEST_LOCKS"
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput") and LOCKS_ENV not in os.environ:  # the controller (or no xdist)
+        folder = tempfile.mkdtemp(prefix="tdd-agent-test-locks-")
+        os.environ[LOCKS_ENV] = folder  # the workers it starts inherit it
+        config._tdd_agent_locks = folder
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_tdd_agent_locks", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop(LOCKS_ENV, None)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        # a copy of the repository, or run_task.py as a subprocess: the CLI as a user types it
+        if "clone" in names or ("agent" in names and "loop_agent" not in names):
+            item.add_marker(pytest.mark.e2e)
+        if "browser" in names:
+            item.add_marker(pytest.mark.browser)
+    _xdist_groups(config, items)
+
+
+def _xdist_groups(config, items):
+    """--dist loadgroup sends tests with the same xdist_group mark to one worker by a "@group" suffix
+    on their node ids; pytest 9.2 keeps a node id in `_id`, so xdist's `_nodeid` assignment is lost
+    (pytest-xdist issue 1386). Until xdist sets it, the suffix is set here."""
+    if not hasattr(config, "workerinput") or not config.getvalue("loadgroup"):
+        return
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest before 9.2: xdist's own assignment works
+        return
+    for item in items:
+        groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                         for m in item.iter_markers("xdist_group")})
+        if groups and "@" not in item.nodeid and hasattr(item, "_id"):
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
+
+
+@contextlib.contextmanager
+def _suite_lock(alone: bool):
+    import fcntl
+    folder = os.environ.get(LOCKS_ENV)
+    if not folder or not os.environ.get("PYTEST_XDIST_WORKER") or not os.path.isdir(folder):
+        yield  # one process runs the tests: nothing runs beside any of them
+        return
+    with open(os.path.join(folder, "turnstile"), "a") as gate, open(os.path.join(folder, "suite"), "a") as suite:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(suite, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            if not alone:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(suite, fcntl.LOCK_UN)
+            if alone:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    with _suite_lock(item.get_closest_marker("alone") is not None):
+        return (yield)
 
 
 @pytest.fixture
@@ -76,10 +168,13 @@ class AgentRun:
 
 
 class Agent:
-    """Runs `python run_task.py` in a subprocess with its own config in a scratch folder."""
+    """Runs `python run_task.py` in a subprocess with its own config in a scratch folder; or, with
+    inprocess=True, the same command line through run_task.main in this process (no interpreter
+    start; the real sandbox, judge and HTTP backend all the same). Loop tests use that; exit codes,
+    signals and what a terminal shows are tested on the subprocess."""
 
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, folder: Path, inprocess: bool = False):
+        self.folder, self.inprocess = folder, inprocess
         self.config = folder / "agent.yaml"
         self.settings: dict = {"runs_dir": str(folder / "runs"), "sandbox": {"timeout": 30}}
 
@@ -99,8 +194,32 @@ class Agent:
         return {**environ, **(extra or {})}
 
     def run(self, task: Optional[Path], *args: str, env: Optional[dict] = None, timeout: float = 600) -> AgentRun:
+        if self.inprocess:
+            return self._run_here(self.command(task, *args), self.environment(env))
         proc = subprocess.run(self.command(task, *args), cwd=self.folder, capture_output=True, text=True,
                               env=self.environment(env), timeout=timeout)
+        runs = sorted((self.folder / "runs").glob("*"), key=lambda p: p.stat().st_mtime) if (self.folder / "runs").exists() else []
+        return AgentRun(proc, runs[-1] if runs else None)
+
+    def _run_here(self, command: list[str], environ: dict) -> AgentRun:
+        import io
+        import run_task
+        saved_env, saved_cwd = dict(os.environ), os.getcwd()
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            os.environ.clear()
+            os.environ.update(environ)
+            os.chdir(self.folder)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    code = run_task.main(command[2:])
+                except SystemExit as e:  # argparse's usage errors
+                    code = e.code if isinstance(e.code, int) else 1
+        finally:
+            os.chdir(saved_cwd)
+            os.environ.clear()
+            os.environ.update(saved_env)
+        proc = subprocess.CompletedProcess(command, code, out.getvalue(), err.getvalue())
         runs = sorted((self.folder / "runs").glob("*"), key=lambda p: p.stat().st_mtime) if (self.folder / "runs").exists() else []
         return AgentRun(proc, runs[-1] if runs else None)
 
@@ -114,3 +233,9 @@ class Agent:
 @pytest.fixture
 def agent(scratch) -> Agent:
     return Agent(scratch)
+
+
+@pytest.fixture
+def loop_agent(scratch) -> Agent:
+    """run_task.main in this process: for tests of the loop, not of the process around it."""
+    return Agent(scratch, inprocess=True)

@@ -1,5 +1,7 @@
-"""run_task.py end to end, as a subprocess, against a scripted KoboldCPP on a free loopback port:
-the loop, the run folder, the finish gate and the exit codes."""
+"""run_task.py end to end against a scripted KoboldCPP on a free loopback port: the loop, the run
+folder, the finish gate and the exit codes. The whole run, the exit codes, Ctrl-C and --show run
+it as a subprocess; the finish gate and the loop's rules through run_task.main in this process
+(loop_agent: the same command line, the real sandbox)."""
 from __future__ import annotations
 
 import json
@@ -76,12 +78,12 @@ def test_fix_loop_ends_solved_with_a_complete_run_folder(agent):
     assert body["trim_stop"] is True
 
 
-def test_finish_before_any_test_run_runs_the_tests_and_refuses_when_there_are_none(agent):
+def test_finish_before_any_test_run_runs_the_tests_and_refuses_when_there_are_none(loop_agent):
     script = [
         action("write_file", path="fizzbuzz.py", content=FIXED),
         action("finish", summary="done"),
     ]
-    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "2")
+    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "2")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and "collected no tests" in refused[0]["reason"]
@@ -89,44 +91,44 @@ def test_finish_before_any_test_run_runs_the_tests_and_refuses_when_there_are_no
     assert run.result["status"] == "step_limit" and run.result["finish_accepted"] is False
 
 
-def test_finish_right_after_writing_code_and_tests_runs_them_and_accepts(agent):
+def test_finish_right_after_writing_code_and_tests_runs_them_and_accepts(loop_agent):
     script = [
         action("write_file", path="fizzbuzz.py", content=FIXED),
         action("write_file", path="test_fizzbuzz.py", content=TESTS),
         action("finish", summary="done"),
     ]
-    run = agent.play(agent.write_task("t.txt", TASK), script)
+    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script)
     assert run.code == 0 and run.result["status"] == "solved" and run.result["steps"] == 3
     assert [t["ok"] for t in run.of_type("test_run")] == [True]
 
 
-def test_finish_right_after_writing_failing_code_is_refused_with_the_failures(agent):
+def test_finish_right_after_writing_failing_code_is_refused_with_the_failures(loop_agent):
     script = [
         action("write_file", path="fizzbuzz.py", content=BUGGY),
         action("write_file", path="test_fizzbuzz.py", content=TESTS),
         action("finish", summary="done"),
     ]
-    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "3")
+    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "3")
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and "FAILED test_fizzbuzz::test_fizzbuzz" in refused[0]["reason"]
     assert run.result["status"] == "step_limit" and run.code == 1
 
 
-def test_finish_after_a_red_run_is_refused(agent):
+def test_finish_after_a_red_run_is_refused(loop_agent):
     script = [
         action("write_file", path="fizzbuzz.py", content=BUGGY),
         action("write_file", path="test_fizzbuzz.py", content=TESTS),
         action("run_tests"),
         action("finish", summary="done"),
     ]
-    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "4")
+    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "4")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and "latest test run did not pass (3 passed, 1 failed" in refused[0]["reason"]
     assert run.result["status"] == "step_limit"
 
 
-def test_finish_after_a_write_that_followed_a_green_run_reruns_and_refuses(agent):
+def test_finish_after_a_write_that_followed_a_green_run_reruns_and_refuses(loop_agent):
     script = [
         action("write_file", path="fizzbuzz.py", content=FIXED),
         action("write_file", path="test_fizzbuzz.py", content=TESTS),
@@ -134,7 +136,7 @@ def test_finish_after_a_write_that_followed_a_green_run_reruns_and_refuses(agent
         action("write_file", path="fizzbuzz.py", content=BUGGY),
         action("finish", summary="done"),
     ]
-    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "5")
+    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "5")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and refused[0]["reason"].startswith("I ran the tests on the current files and they do not pass")
@@ -143,7 +145,7 @@ def test_finish_after_a_write_that_followed_a_green_run_reruns_and_refuses(agent
     assert run.result["finish_accepted"] is False and run.result["last_test_run"]["ok"] is False
 
 
-def test_a_harmless_change_after_a_green_run_is_rechecked_and_accepted(agent):
+def test_a_harmless_change_after_a_green_run_is_rechecked_and_accepted(loop_agent):
     script = [
         action("write_file", path="fizzbuzz.py", content=FIXED),
         action("write_file", path="test_fizzbuzz.py", content=TESTS),
@@ -151,12 +153,12 @@ def test_a_harmless_change_after_a_green_run_is_rechecked_and_accepted(agent):
         action("write_file", path="README.txt", content="fizzbuzz"),
         action("finish", summary="done"),
     ]
-    run = agent.play(agent.write_task("t.txt", TASK), script)
+    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script)
     assert run.code == 0
     assert [t["ok"] for t in run.of_type("test_run")] == [True, True]
 
 
-def test_invalid_json_becomes_an_observation_and_the_run_goes_on(agent):
+def test_invalid_json_becomes_an_observation_and_the_run_goes_on(loop_agent):
     script = [
         '{"thought": "write it", "action": "write_file", "path": "fizzbuzz.py"',  # grammar ignored, cut JSON
         '{"thought": "x", "action": "bash", "command": "rm -rf /"}',
@@ -166,7 +168,7 @@ def test_invalid_json_becomes_an_observation_and_the_run_goes_on(agent):
         action("finish", summary="done"),
     ]
     with FakeKoboldCpp(script) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url)
+        run = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url)
     assert run.code == 0
     observations = [o["text"] for o in run.of_type("observation")]
     assert observations[0].startswith("Your reply is not valid JSON")
@@ -176,31 +178,31 @@ def test_invalid_json_becomes_an_observation_and_the_run_goes_on(agent):
     assert "not valid JSON" in server.bodies("/v1/chat/completions")[1]["messages"][-1]["content"]
 
 
-def test_too_many_invalid_replies_in_a_row_stop_the_run(agent):
-    run = agent.play(agent.write_task("t.txt", TASK), ["{bad", "{bad", "{bad", action("run_tests")])
+def test_too_many_invalid_replies_in_a_row_stop_the_run(loop_agent):
+    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), ["{bad", "{bad", "{bad", action("run_tests")])
     assert run.code == 1
     assert run.result["status"] == "error" and "3 invalid replies in a row" in run.result["reason"]
 
 
-def test_path_escapes_are_refused_as_observations(agent):
+def test_path_escapes_are_refused_as_observations(loop_agent):
     script = [
         action("write_file", path="../escape.py", content="x = 1"),
         action("read_file", path="/etc/passwd"),
         action("write_file", path="sub/../../../escape2.py", content="x = 1"),
     ]
-    run = agent.play(agent.write_task("t.txt", TASK), script, "--max-steps", "3")
+    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "3")
     texts = [o["text"] for o in run.of_type("observation")]
     assert "outside the workspace" in texts[0] and "absolute" in texts[1] and "outside the workspace" in texts[2]
-    assert not (run.run_dir / "escape.py").exists() and not (agent.folder / "escape2.py").exists()
+    assert not (run.run_dir / "escape.py").exists() and not (loop_agent.folder / "escape2.py").exists()
     assert "root:" not in run.transcript_text()
 
 
-def test_native_generate_is_used_when_the_chat_endpoint_is_missing(agent):
+def test_native_generate_is_used_when_the_chat_endpoint_is_missing(loop_agent):
     script = [action("write_file", path="fizzbuzz.py", content=FIXED),
               action("write_file", path="test_fizzbuzz.py", content=TESTS),
               action("run_tests"), action("finish", summary="done")]
     with FakeKoboldCpp(script, chat_endpoint=False) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url)
+        run = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url)
     assert run.code == 0
     bodies = server.bodies("/api/v1/generate")
     assert len(bodies) == 4
@@ -209,12 +211,12 @@ def test_native_generate_is_used_when_the_chat_endpoint_is_missing(agent):
     assert "<|im_end|>" in bodies[0]["stop_sequence"] and isinstance(bodies[0]["max_length"], int)
 
 
-def test_busy_server_is_retried(agent):
+def test_busy_server_is_retried(loop_agent):
     script = [{"status": 503}, {"status": 503}, action("write_file", path="fizzbuzz.py", content=FIXED),
               action("write_file", path="test_fizzbuzz.py", content=TESTS), action("run_tests"),
               action("finish", summary="done")]
     with FakeKoboldCpp(script) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url)
+        run = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url)
     assert run.code == 0, run.proc.stderr
     assert len(server.bodies("/v1/chat/completions")) == 6
 
@@ -272,11 +274,11 @@ def test_first_run_writes_commented_default_config(agent, scratch):
     assert "# Model server URL." in text and "max_steps: 30" in text and "isolation: auto" in text
 
 
-def test_reruns_never_overwrite_an_earlier_run(agent):
+def test_reruns_never_overwrite_an_earlier_run(loop_agent):
     script = [action("finish", summary="x")]
     with FakeKoboldCpp(script * 2) as server:
-        first = agent.run(agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "1")
-        second = agent.run(agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "1")
+        first = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "1")
+        second = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "1")
     assert first.run_dir.name == "t" and second.run_dir.name == "t-2"
     assert json.loads((first.run_dir / "result.json").read_text())["task_id"] == "t"
 

@@ -1,12 +1,22 @@
 """Whole runs of run_task.py over each kind of server (scripted), and the behaviour every
-backend shares: usage recorded per call, replies cut at max tokens, the context budget."""
+backend shares: usage recorded per call, replies cut at max tokens, the context budget. Through
+run_task.main in this process (the command line as typed is tested in test_agent_loop)."""
 from __future__ import annotations
+
+import pytest
 
 from conftest import ROOT
 from fake_servers import FakeKoboldCpp, FakeLlamaServer, FakeOllama, action
 
 STATS = ROOT / "example_tasks" / "stats"
 GOOD_STATS = (ROOT / "tests" / "solutions" / "stats" / "stats.py").read_text()
+
+
+@pytest.fixture
+def agent(loop_agent):
+    return loop_agent
+
+
 SOLVE = [action("write_file", path="stats.py", content=GOOD_STATS), action("run_tests"), action("finish", summary="fixed")]
 
 

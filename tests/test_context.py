@@ -115,9 +115,10 @@ def test_a_compaction_summarizes_each_earlier_step_in_one_line():
     assert messages[1]["content"].endswith("The last test output at that point:\npytest: 1 tests: 1 failed\nE   assert 1 == 2")
 
 
-def test_a_resumed_run_sends_what_an_uninterrupted_run_sends(agent):
-    """As a user runs it: a run that compacted stops at its step limit and is resumed; from then on
+def test_a_resumed_run_sends_what_an_uninterrupted_run_sends(loop_agent):
+    """As a user runs it (run_task.main, in this process): a run that compacted stops at its step limit and is resumed; from then on
     it sends exactly the requests of the same run without the stop (same history, same cache)."""
+    agent = loop_agent
     agent.settings.update(max_tokens=1024, context_size=4096)
     script = long_script(8)
     with FakeLlamaServer(script, context=4096) as server:

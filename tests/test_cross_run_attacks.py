@@ -144,6 +144,7 @@ def _hop_once(sandbox, ws, scratch, nap: str, then=None) -> tuple[bool, bool, st
             beat.unlink()
 
 
+@pytest.mark.alone  # a race; its zombies fill uid 65534's process limit, which every other sandboxed test shares
 def test_a_hopping_process_cannot_outlive_the_sweep_and_fix_the_next_run(sandbox, ws, scratch):
     """A few attempts (a race).
     Cold, the agent reaps nothing while it sweeps, so the hopper's zombies fill RLIMIT_NPROC and
@@ -159,6 +160,7 @@ def test_a_hopping_process_cannot_outlive_the_sweep_and_fix_the_next_run(sandbox
     assert not green, "wrong code passed: run 1's survivor rewrote run 2's copy:\n" + "\n".join(lines)
 
 
+@pytest.mark.alone  # a race; its zombies fill uid 65534's process limit, which every other sandboxed test shares
 def test_a_survivor_of_a_run_cannot_fix_the_judged_copy(sandbox, ws, scratch):
     """The verdict: the judge (cold, isolation.run) sweeps only its own children, never the warm
     server's subtree, so a survivor of the last warm run (the finish gate's) is still there while

@@ -1,6 +1,7 @@
 """A loop that cannot be gamed: a scripted fake model (FakeKoboldCpp, misbehaving on purpose)
 tries the tricks the seed article saw, and each run must end with the right status and the
-right words in the transcript."""
+right words in the transcript. The runs go through run_task.main in this process (the real
+sandbox, judge and HTTP backend; the process around them is tested in test_agent_loop)."""
 from __future__ import annotations
 
 import pytest
@@ -12,6 +13,11 @@ STATS = ROOT / "example_tasks" / "stats"
 SLUGIFY = ROOT / "example_tasks" / "slugify.yaml"
 GOOD_STATS = (ROOT / "tests" / "solutions" / "stats" / "stats.py").read_text()
 BAD_STATS = "def median(xs):\n    return 0\n\ndef moving_average(xs, k):\n    return []\n"
+
+
+@pytest.fixture
+def agent(loop_agent):
+    return loop_agent
 
 
 def test_editing_a_protected_test_is_refused(agent):

@@ -1,6 +1,7 @@
 """The judged verdict: trusted tests run in the judge, the model's code in a confined worker.
 Every case is a real judged run (the sandbox interpreter, real pytest, real bwrap where this
-machine has it), under each isolation layer. The example tasks pass with their reference
+machine has it), under each isolation layer the judge tells apart (it never uses the warm
+runner). Cases where no layer decides the outcome run on the least and the most confined. The example tasks pass with their reference
 solutions and fail from their starting files; each forgery that fools an in-process pytest run
 is shown to do so, and then shown not to fool the judge, with the exact counts."""
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 
 import isolation
 from config import SandboxConfig
-from conftest import LAYERS, ROOT, layer_sandbox
+from conftest import COLD_LAYERS, END_LAYERS, ROOT, layer_sandbox, on_layers
 from judge import run_judged
 from sandbox import Sandbox
 from tasks import load_task
@@ -24,7 +25,7 @@ ROOT_USER = os.getuid() == 0
 LIMITS = dict(timeout=20, cpu_seconds=10, memory_mb=1024, file_size_mb=32, max_processes=48)
 
 
-@pytest.fixture(scope="module", params=LAYERS)
+@pytest.fixture(scope="module", params=COLD_LAYERS)
 def sandbox(request):
     return layer_sandbox(request.param, **LIMITS)
 
@@ -87,6 +88,7 @@ def _task_run(runs: Runs, task_file: str, solved: bool):
     return run_judged(runs.sandbox, runs.workspace, tests, runs.judge_scratch), task
 
 
+@on_layers(END_LAYERS)
 @pytest.mark.parametrize("task_file", TASKS)
 def test_reference_solution_passes_judged(runs, task_file):
     result, task = _task_run(runs, task_file, solved=True)
@@ -95,6 +97,7 @@ def test_reference_solution_passes_judged(runs, task_file):
     assert result.passed >= expected > 0 and result.failed == result.errors == result.skipped == 0
 
 
+@on_layers(END_LAYERS)
 @pytest.mark.parametrize("task_file", TASKS)
 def test_starting_files_do_not_pass_judged(runs, task_file):
     result, _ = _task_run(runs, task_file, solved=False)
@@ -274,6 +277,7 @@ FEATURES_TESTS = {"test_features.py": """
 """}
 
 
+@on_layers(END_LAYERS)
 def test_features_of_the_proxy(runs):
     result = runs.judged(FEATURES_MODEL, FEATURES_TESTS)
     assert result.ok and result.passed == 13, result.output
@@ -679,6 +683,7 @@ def test_a_dead_worker_fails_the_remaining_tests_but_not_others(runs):
     assert "exit code 3" in result.output
 
 
+@on_layers(END_LAYERS)
 def test_a_hanging_call_hits_the_timeout(sandbox, scratch):
     quick = Sandbox(SandboxConfig(isolation=sandbox.confinement.layer, **{**LIMITS, "timeout": 3}))
     runs = Runs(quick, scratch)

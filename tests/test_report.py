@@ -20,6 +20,8 @@ from batches import FIZZBUZZ_NEVER_FIXED, FIZZBUZZ_RED_THEN_GREEN, STATS_FIXED, 
 from fake_servers import FakeKoboldCpp, action
 from test_cli_as_typed import copy_repository, user
 
+# one worker builds the module's copy of the repository and its runs (the other tests read them)
+pytestmark = pytest.mark.xdist_group("report-runs")
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 
 

@@ -18,7 +18,7 @@ import pytest
 
 import isolation
 from config import SandboxConfig
-from conftest import LAYERS, ROOT, layer_sandbox
+from conftest import END_LAYERS, LAYERS, ROOT, layer_sandbox, on_layers
 from sandbox import parse_junit
 
 ROOT_USER = os.getuid() == 0
@@ -55,11 +55,13 @@ def run(sandbox, scratch):
     assert after.ok and after.passed == 1, after.output
 
 
+@on_layers(END_LAYERS)  # counting; every test's next run checks it on every layer
 def test_passing_run_counts(run):
     r = run("def test_a():\n    assert 1\n\ndef test_b():\n    assert 2\n")
     assert r.ok and (r.passed, r.failed, r.outcome, r.exit_code) == (2, 0, "completed", 0)
 
 
+@on_layers(END_LAYERS)  # counting; every test's next run checks it on every layer
 def test_failures_come_first_without_timings(run):
     r = run("import time\ndef test_slow_fail():\n    time.sleep(0.01)\n    assert 'ab' == 'ac'\n\ndef test_ok():\n    pass\n")
     assert not r.ok and (r.passed, r.failed) == (1, 1)
@@ -68,6 +70,7 @@ def test_failures_come_first_without_timings(run):
     assert " in 0." not in r.output and "s ===" not in r.output
 
 
+@on_layers(END_LAYERS)  # counting; every test's next run checks it on every layer
 def test_no_tests_is_not_green(run):
     r = run("x = 1\n", name="helper.py")
     assert not r.ok and "collected no tests" in r.output
@@ -88,6 +91,7 @@ def test_sleep_forever_is_killed_at_the_timeout(run):
     assert "killed after the 6 s time limit" in r.output
 
 
+@pytest.mark.alone  # fills the sandbox user's process limit and the CPU while it lasts
 def test_fork_bomb_is_contained(run):
     r = run("""
         import os
