@@ -1,5 +1,5 @@
 """Sets up the agent in .venv, on Windows (`py install.py`, or `python install.py`) and anywhere
-else Python runs; ./install.sh does the same with bash on Linux and macOS.
+else Python runs; ./install.sh (Linux and macOS) runs this file, so the steps live here only.
 
     py install.py          what the agent needs
     py install.py --dev    also what the tests need

@@ -1,15 +1,14 @@
 """Windows and macOS, simulated on Linux (tests/simulated/platform_sim.py says what is taken away
-and what the simulation cannot reach): the README's run command ends solved against the scripted
-KoboldCPP, the hidden tests judged, nothing left running after a test that loops past its
-timeout; and --batch runs. The agent and the sandbox interpreter both run simulated."""
+and what the simulation cannot reach): the README's run command ends solved against a scripted
+KoboldCPP (tests/fake_servers.py: a test double playing fixed replies, not a model), the hidden
+tests judged, nothing left running after a test that loops past its timeout; and --batch runs.
+The agent and the sandbox interpreter both run simulated."""
 from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -18,18 +17,16 @@ import pytest
 import yaml
 
 from conftest import ROOT
+from fake_servers import FakeKoboldCpp
 from sandbox import default_venv
 
 SIM = Path(__file__).resolve().parent / "simulated"
-SCRIPTED_KOBOLD = ROOT.parent / "shared" / "tools" / "scripted_kobold.py"
 PLATFORMS = ["windows", "macos"]
 FIZZBUZZ = ("def fizzbuzz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n    if n % 3 == 0:\n"
             "        return 'Fizz'\n    if n % 5 == 0:\n        return 'Buzz'\n    return str(n)\n")
 TESTS = ("from fizzbuzz import fizzbuzz\n\n\ndef test_fizz():\n    assert fizzbuzz(9) == 'Fizz'\n\n\n"
          "def test_buzz():\n    assert fizzbuzz(10) == 'Buzz'\n\n\ndef test_both():\n    assert fizzbuzz(30) == 'FizzBuzz'\n\n\n"
          "def test_number():\n    assert fizzbuzz(7) == '7'\n")
-
-pytestmark = pytest.mark.skipif(not SCRIPTED_KOBOLD.is_file(), reason=f"no {SCRIPTED_KOBOLD}")
 
 
 def interpreter(folder: Path, platform: str, python: str) -> Path:
@@ -44,34 +41,9 @@ def interpreter(folder: Path, platform: str, python: str) -> Path:
     return path
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Kobold:
-    """The scripted KoboldCPP (shared/tools) playing `replies`."""
-
-    def __init__(self, folder: Path, replies: list):
-        (folder / "replies.json").write_text(json.dumps(replies))
-        self.port = free_port()
-        self.proc = subprocess.Popen([sys.executable, str(SCRIPTED_KOBOLD), "--port", str(self.port),
-                                      "--script", str(folder / "replies.json")], stdout=subprocess.DEVNULL)
-        self.url = f"http://127.0.0.1:{self.port}"
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.1)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.proc.kill()
-        self.proc.wait()
+def kobold(replies: list[dict]) -> FakeKoboldCpp:
+    """The scripted KoboldCPP (in this process, on a free port) playing `replies` as JSON text."""
+    return FakeKoboldCpp([json.dumps(reply) for reply in replies])
 
 
 def setup(scratch: Path, platform: str) -> tuple[Path, dict]:
@@ -110,9 +82,9 @@ def test_run_is_solved_judged_and_leaves_nothing_after_a_timeout(platform, scrat
                {"thought": "Run.", "action": "run_tests"},
                {"thought": "Done.", "action": "finish", "summary": "fizzbuzz and its tests"}]
     agent, env = setup(scratch, platform)
-    with Kobold(scratch, replies) as kobold:
+    with kobold(replies) as server:
         done = subprocess.run([str(agent), str(ROOT / "run_task.py"), "--task", str(ROOT / "example_tasks/fizzbuzz.txt"),
-                               "--config", str(scratch / "agent.yaml"), "--server", kobold.url],
+                               "--config", str(scratch / "agent.yaml"), "--server", server.url],
                               cwd=scratch, env=env, capture_output=True, text=True, timeout=300)
     run_dir = next((scratch / "runs").iterdir())
     judge_logs = "".join(f"\n== {p}\n" + p.read_text()[-2000:] for p in run_dir.rglob("*.log"))
@@ -123,6 +95,7 @@ def test_run_is_solved_judged_and_leaves_nothing_after_a_timeout(platform, scrat
     outcomes = [e["outcome"] for e in runs if e["type"] == "test_run"]
     assert outcomes[0] == "timeout" and outcomes[-1] == "completed", outcomes
     assert running_with(marker) == [], "the looping test's child outlived the run"
+    assert running_with(str(scratch)) == [], "a process of the run (the looping pytest?) outlived it"
     gives = result["sandbox_gives"]
     if platform == "windows":  # no resource module: no rlimits; no prctl: no subreaper, no keyring filter
         assert gives["limits"] == [] and not gives["keyrings_filtered"] and "no subreaper" in gives["process_control"]
@@ -147,9 +120,9 @@ def test_batch_runs(platform, scratch):
                {"thought": "Tests.", "action": "write_file", "path": "test_fizzbuzz.py", "content": TESTS},
                {"thought": "Run.", "action": "run_tests"},
                {"thought": "Done.", "action": "finish", "summary": "fizzbuzz"}]
-    with Kobold(scratch, replies) as kobold:
+    with kobold(replies) as server:
         done = subprocess.run([str(agent), str(ROOT / "run_task.py"), "--batch", str(tasks), "--jobs", "1",
-                               "--batch-id", "b", "--config", str(scratch / "agent.yaml"), "--server", kobold.url],
+                               "--batch-id", "b", "--config", str(scratch / "agent.yaml"), "--server", server.url],
                               cwd=scratch, env=env, capture_output=True, text=True, timeout=300)
     summary = json.loads((scratch / "runs" / "b" / "summary.json").read_text())
     assert [r["status"] for r in summary["runs"]] == ["solved"], done.stdout[-3000:] + done.stderr[-3000:]
