@@ -184,7 +184,7 @@ def infrastructure_failure(result: Optional[dict]) -> bool:
 
 def last_line(log: Path) -> str:
     try:
-        lines = [l for l in log.read_text(encoding="utf-8", errors="replace").splitlines() if l.strip()]
+        lines = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     except OSError:
         return ""
     return lines[-1][:300] if lines else ""

@@ -12,16 +12,17 @@ import actions as act
 import approval as approval_
 import console
 import context
+import isolation
 import prompts
 import report
 import verdict
 from config import Config
 from llm_client import ActionFormat, Backend, BackendError, Reply
 from runlog import RunLog, RunState, read_transcript, reply_kind
-import isolation
 from sandbox import Sandbox, TestRun, is_test_file, put_file
 from stuck import StuckDetector
 from tasks import Task
+
 
 class Status(str, Enum):
     """How a run ended (the value is what result.json and the console say)."""
