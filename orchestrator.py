@@ -17,8 +17,9 @@ import prompts
 import report
 import verdict
 from config import Config
+from context import RunState, reply_kind
 from llm_client import ActionFormat, Backend, BackendError, Reply
-from runlog import RunLog, RunState, read_transcript, reply_kind
+from runlog import RunLog, read_transcript
 from sandbox import Sandbox, TestRun, is_test_file, put_file
 from stuck import StuckDetector
 from tasks import Task
