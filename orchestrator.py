@@ -20,9 +20,10 @@ from config import Config
 from context import RunState, reply_kind
 from llm_client import ActionFormat, Backend, BackendError, Reply
 from runlog import RunLog, read_transcript
-from sandbox import Sandbox, TestRun, is_test_file, put_file
+from sandbox import Sandbox, TestRun, is_test_file
 from stuck import StuckDetector
 from tasks import Task
+from workspace_files import put_file
 
 
 class Status(str, Enum):

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
+from workspace_files import write_atomic
+
 
 def safe_name(task_id: str) -> str:
     """A task id as a folder name."""
@@ -64,10 +66,8 @@ class RunLog:
             self._failed(f"the transcript could not be written: {e}")
 
     def write_result(self, result: dict) -> None:
-        tmp = self.run_dir / "result.json.tmp"
         try:
-            tmp.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-            tmp.replace(self.run_dir / "result.json")
+            write_atomic(self.run_dir / "result.json", json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n")
         except OSError as e:
             self._failed(f"result.json could not be written: {e}")
 
