@@ -14,7 +14,7 @@ from typing import ClassVar, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sandbox import PYTEST_SETUP_FILES, put_file, read_regular_file
+from workspace_files import PYTEST_SETUP_FILES, SKIPPED_FOLDERS, put_file, read_regular_file
 
 
 class _Action(BaseModel):
@@ -289,7 +289,7 @@ class Workspace:
         anywhere); dot-files only when asked; caches never."""
         found = []
         for folder, dirs, names in os.walk(self.root):
-            dirs[:] = [d for d in dirs if d not in ("__pycache__", ".pytest_cache") and (hidden or not d.startswith("."))]
+            dirs[:] = [d for d in dirs if d not in SKIPPED_FOLDERS and (hidden or not d.startswith("."))]
             names += [d for d in dirs if os.path.islink(os.path.join(folder, d))]  # os.walk does not enter them
             for name in names:
                 path = Path(folder) / name

@@ -12,8 +12,8 @@ from rich.console import Console
 from rich.text import Text
 
 import decider as dm
-from console import clean
 from config import Config
+from console import clean
 
 DIFF_LINES = 60  # a short diff: the person reads it before every run
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import shutil
 import signal
 import socket
@@ -31,6 +30,7 @@ from config import Config, ConfigError, load_config
 from runlog import read_result, read_transcript, safe_name
 from sandbox import Sandbox, SandboxError
 from tasks import load_task
+from workspace_files import write_atomic
 
 RUN_TASK = Path(__file__).resolve().with_name("run_task.py")
 STATE, SUMMARY, SUMMARY_MD = "batch.json", "summary.json", "summary.md"
@@ -194,7 +194,7 @@ def infrastructure_failure(result: Optional[dict]) -> bool:
 
 def last_line(log: Path) -> str:
     try:
-        lines = [l for l in log.read_text(encoding="utf-8", errors="replace").splitlines() if l.strip()]
+        lines = [line for line in log.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()]
     except OSError:
         return ""
     return lines[-1][:300] if lines else ""
@@ -236,12 +236,6 @@ def totals(tasks: int, rows: list[dict], wall: float) -> dict:
 def cell(value: Any) -> str:
     """A Markdown table cell: model-written text cannot break the table or become HTML."""
     return html.escape(" ".join(str(value).split())).replace("|", "\\|")[:200]
-
-
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def write_summary(batch_dir: Path, summary: dict) -> None:

@@ -5,7 +5,8 @@ compacted once: every step so far becomes one line, and the task message gains t
 of every file the model has seen and the latest test output; the model goes on from there.
 
 A compaction is a transcript event (`context_compacted`) that carries everything it changed, and
-`apply_compaction` is the one rule that changes the history, live and under --resume alike."""
+`apply_compaction` is the one rule that changes the history, live and under --resume alike.
+`RunState` rebuilds the history and the loop's counts from transcript events (runlog reads them)."""
 from __future__ import annotations
 
 from typing import Callable, Optional
@@ -130,3 +131,71 @@ def apply_compaction(messages: list[dict], task: str, event: dict) -> None:
 def apply_cut(messages: list[dict], keep: int) -> None:
     """The last resort when even a compacted history does not fit: cut the latest message."""
     messages[-1] = {**messages[-1], "content": messages[-1]["content"][:keep] + prompts.CUT_TO_FIT}
+
+
+class RunState:
+    """What the loop knows and counts, derived from transcript events alone: the live loop and
+    --resume apply the same events through `apply`, so both count by one rule."""
+
+    def __init__(self, messages: list[dict]):
+        self.messages = messages  # the history sent to the model
+        self.task = messages[1]["content"] if len(messages) > 1 else ""  # the task message as first sent
+        self.compacted: dict = {}  # the latest context_compacted event (what the summary holds)
+        self.step = 0
+        self.invalid_in_row = self.invalid_total = self.nudges = 0
+        self.last_run: Optional[dict] = None  # the latest test_run event
+        self.run_before_resume = False  # that run is from before a --resume: finish runs the tests again
+        self.finish_accepted = False
+        self.own_tests: Optional[dict] = None  # the check of the model's own tests on the starting files
+        self.tokens = {"prompt": 0, "completion": 0}
+        self.seconds = {"llm": 0.0, "tests": 0.0}
+
+    def apply(self, event: dict) -> None:
+        kind = event["type"]
+        if kind == "llm_reply":
+            self.step = event["step"]
+            self.tokens["prompt"] += event.get("prompt_tokens") or 0
+            self.tokens["completion"] += event.get("completion_tokens") or 0
+            self.seconds["llm"] += event.get("seconds") or 0
+            text = act.strip_thinking(event["text"]).strip()  # the model's own text: the server cached it
+            reply = event.get("kind") or reply_kind(text, event.get("error"), event.get("truncated", False))
+            if reply == "action":
+                self.messages.append({"role": "assistant", "content": text})
+                self.invalid_in_row = 0
+            else:
+                self.messages.append({"role": "assistant", "content": text[:800] or "(empty reply)"})
+                self.invalid_total += 1
+                if reply == "stopped":
+                    self.nudges += 1
+                else:
+                    self.invalid_in_row += 1
+        elif kind == "observation":
+            self.messages.append({"role": "user", "content": prompts.observation(event["text"])})
+        elif kind == "test_run":
+            self.last_run = event
+            self.run_before_resume = False
+        elif kind == "resume":
+            self.run_before_resume = self.last_run is not None
+            self.seconds["tests"] += event.get("seconds") or 0
+        elif kind == "finish_accepted":
+            self.finish_accepted = True
+        elif kind == "start" and isinstance(event.get("task_message"), str):
+            self.task = event["task_message"]  # as the run began, whatever the workspace holds now
+            self.messages[1] = {"role": "user", "content": self.task}
+        elif kind == "context_compacted":
+            apply_compaction(self.messages, self.task, event)
+            self.compacted = event
+        elif kind == "context_cut":
+            apply_cut(self.messages, event["keep"])
+        elif kind == "own_tests":
+            self.own_tests = {k: event[k] for k in ("files", "passed_at_end", "failed_on_start", "proved")}
+
+
+def reply_kind(text: str, error: Optional[str], truncated: bool) -> str:
+    """action: a valid action; stopped: no JSON at all (the model thinks it is done: a nudge);
+    invalid: anything else, a reply cut at max_tokens included."""
+    if error is None:
+        return "action"
+    if truncated or "{" in text:
+        return "invalid"
+    return "stopped"

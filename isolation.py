@@ -27,6 +27,7 @@ from config import SandboxConfig
 from judge_runtime.sweep import descendants, kill_tree, parents  # noqa: F401 (for callers)
 from runtime_files import running_as_root
 from sandbox_runtime.confine import STARTED  # noqa: F401 (for callers: the first line of a started run's log)
+from workspace_files import NOFOLLOW, remove_tree  # noqa: F401 (for callers)
 
 NOBODY = 65534  # runs the model's code when the agent is root (Linux)
 JUDGE = 65533  # runs the judged trusted tests when the agent is root (never root, never NOBODY)
@@ -278,9 +279,6 @@ def open_log(log: Path) -> int:
     return os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW | getattr(os, "O_BINARY", 0), 0o644)
 
 
-NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # (Windows has none; there a run's folder holds no symlink it could plant unless you may create them)
-
-
 def run(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
         env: dict[str, str], log: Path, limits: SandboxConfig, network: bool,
         nproc_user: Optional[int] = None, nproc_also: tuple[int, ...] = ()) -> Outcome:
@@ -332,19 +330,3 @@ def head(path: Path, limit: int) -> str:
         return ""
 
 
-def remove_tree(path: Path) -> None:
-    """Remove a folder that test code may have made unreadable (chmod 000) on the way."""
-    def retry(func, name, _exc):
-        try:
-            os.chmod(os.path.dirname(name), 0o700)
-            if os.path.isdir(name) and not os.path.islink(name):
-                os.chmod(name, 0o700)
-            func(name)
-        except OSError:
-            pass
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.exists():
-        shutil.rmtree(path, onerror=retry)
-        if path.exists():
-            shutil.rmtree(path, onerror=retry)  # a second pass for folders unlocked by the first

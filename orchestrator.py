@@ -12,16 +12,19 @@ import actions as act
 import approval as approval_
 import console
 import context
+import isolation
 import prompts
 import report
 import verdict
 from config import Config
+from context import RunState, reply_kind
 from llm_client import ActionFormat, Backend, BackendError, Reply
-from runlog import RunLog, RunState, read_transcript, reply_kind
-import isolation
-from sandbox import Sandbox, TestRun, is_test_file, put_file
+from runlog import RunLog, read_transcript
+from sandbox import Sandbox, TestRun, is_test_file
 from stuck import StuckDetector
 from tasks import Task
+from workspace_files import put_file
+
 
 class Status(str, Enum):
     """How a run ended (the value is what result.json and the console say)."""

@@ -1,5 +1,6 @@
 """The run folder: runs/<task_id>/ with the transcript (one JSON event per line, flushed as it
-happens, so an interrupted run can still be read) and result.json at the end."""
+happens, so an interrupted run can still be read) and result.json at the end. It writes and reads
+events only: the history they rebuild is context.RunState's."""
 from __future__ import annotations
 
 import json
@@ -10,9 +11,7 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-import context
-import prompts
-from actions import strip_thinking
+from workspace_files import write_atomic
 
 
 def safe_name(task_id: str) -> str:
@@ -67,10 +66,8 @@ class RunLog:
             self._failed(f"the transcript could not be written: {e}")
 
     def write_result(self, result: dict) -> None:
-        tmp = self.run_dir / "result.json.tmp"
         try:
-            tmp.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-            tmp.replace(self.run_dir / "result.json")
+            write_atomic(self.run_dir / "result.json", json.dumps(result, indent=2, ensure_ascii=False, default=str) + "\n")
         except OSError as e:
             self._failed(f"result.json could not be written: {e}")
 
@@ -113,71 +110,3 @@ def read_result(run_dir: Path) -> Optional[dict]:
     except (OSError, ValueError):
         return None
     return result if isinstance(result, dict) else None
-
-
-class RunState:
-    """What the loop knows and counts, derived from transcript events alone: the live loop and
-    --resume apply the same events through `apply`, so both count by one rule."""
-
-    def __init__(self, messages: list[dict]):
-        self.messages = messages  # the history sent to the model
-        self.task = messages[1]["content"] if len(messages) > 1 else ""  # the task message as first sent
-        self.compacted: dict = {}  # the latest context_compacted event (what the summary holds)
-        self.step = 0
-        self.invalid_in_row = self.invalid_total = self.nudges = 0
-        self.last_run: Optional[dict] = None  # the latest test_run event
-        self.run_before_resume = False  # that run is from before a --resume: finish runs the tests again
-        self.finish_accepted = False
-        self.own_tests: Optional[dict] = None  # the check of the model's own tests on the starting files
-        self.tokens = {"prompt": 0, "completion": 0}
-        self.seconds = {"llm": 0.0, "tests": 0.0}
-
-    def apply(self, event: dict) -> None:
-        kind = event["type"]
-        if kind == "llm_reply":
-            self.step = event["step"]
-            self.tokens["prompt"] += event.get("prompt_tokens") or 0
-            self.tokens["completion"] += event.get("completion_tokens") or 0
-            self.seconds["llm"] += event.get("seconds") or 0
-            text = strip_thinking(event["text"]).strip()  # the model's own text: the server cached it
-            reply = event.get("kind") or reply_kind(text, event.get("error"), event.get("truncated", False))
-            if reply == "action":
-                self.messages.append({"role": "assistant", "content": text})
-                self.invalid_in_row = 0
-            else:
-                self.messages.append({"role": "assistant", "content": text[:800] or "(empty reply)"})
-                self.invalid_total += 1
-                if reply == "stopped":
-                    self.nudges += 1
-                else:
-                    self.invalid_in_row += 1
-        elif kind == "observation":
-            self.messages.append({"role": "user", "content": prompts.observation(event["text"])})
-        elif kind == "test_run":
-            self.last_run = event
-            self.run_before_resume = False
-        elif kind == "resume":
-            self.run_before_resume = self.last_run is not None
-            self.seconds["tests"] += event.get("seconds") or 0
-        elif kind == "finish_accepted":
-            self.finish_accepted = True
-        elif kind == "start" and isinstance(event.get("task_message"), str):
-            self.task = event["task_message"]  # as the run began, whatever the workspace holds now
-            self.messages[1] = {"role": "user", "content": self.task}
-        elif kind == "context_compacted":
-            context.apply_compaction(self.messages, self.task, event)
-            self.compacted = event
-        elif kind == "context_cut":
-            context.apply_cut(self.messages, event["keep"])
-        elif kind == "own_tests":
-            self.own_tests = {k: event[k] for k in ("files", "passed_at_end", "failed_on_start", "proved")}
-
-
-def reply_kind(text: str, error: Optional[str], truncated: bool) -> str:
-    """action: a valid action; stopped: no JSON at all (the model thinks it is done: a nudge);
-    invalid: anything else, a reply cut at max_tokens included."""
-    if error is None:
-        return "action"
-    if truncated or "{" in text:
-        return "invalid"
-    return "stopped"

@@ -27,6 +27,7 @@ import runtime_files
 import warm
 from config import SandboxConfig
 from runtime_files import cache_dir, running_as_root
+from workspace_files import PYTEST_SETUP_FILES, SKIPPED_FOLDERS, put_file, read_regular_file, write_atomic
 
 
 class SandboxError(Exception):
@@ -226,9 +227,7 @@ def _remember(cache: Path, key: str, entry: dict) -> None:
         except (OSError, ValueError):
             entries = {}
         entries = {**(entries if isinstance(entries, dict) else {}), key: entry}
-        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(entries, indent=1))
-        tmp.replace(cache)
+        write_atomic(cache, json.dumps(entries, indent=1))
     except OSError:
         pass  # no cache: checked again next time
 
@@ -255,29 +254,6 @@ def _tail(path: Path, limit: int) -> str:
 
 
 REPORT_LIMIT = 32 * 1024 * 1024
-
-
-def read_regular_file(path: Path, limit: int) -> Optional[bytes]:
-    """The file's bytes if it is a regular file (not a symlink, folder, FIFO or device the tests planted)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | isolation.NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, size = [], 0
-        while size < limit:
-            chunk = os.read(fd, min(1 << 20, limit - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 _CAPTURE_HEADER = re.compile(r"^-+ Captured \w+ -+$", re.MULTILINE)
@@ -484,10 +460,6 @@ class Sandbox:
 # ---------------------------------------------------------------------------------------------
 # The copy a run works on, and what test code may not change in it.
 
-# Files that change how pytest collects or runs tests.
-PYTEST_SETUP_FILES = {"conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
-                      "sitecustomize.py", "usercustomize.py"}
-SKIPPED_FOLDERS = {"__pycache__", ".pytest_cache"}
 
 
 def is_test_file(rel: str) -> bool:
@@ -509,24 +481,6 @@ def copy_files(source: Path, dest: Path) -> None:
                 os.symlink(os.readlink(src), target)
             elif stat.S_ISREG(src.lstat().st_mode):
                 shutil.copyfile(src, target, follow_symlinks=False)
-
-
-def put_file(root: Path, rel: str, content: str) -> None:
-    """Write a file of the agent's own (a task file, a restored test) below root, replacing any
-    symlink or odd file on the way instead of following it: test code may have planted one."""
-    root.mkdir(parents=True, exist_ok=True)
-    path = root
-    for part in Path(rel).parts[:-1]:
-        path = path / part
-        if path.is_symlink() or (path.exists() and not path.is_dir()):
-            path.unlink()
-        path.mkdir(exist_ok=True)
-    target = path / Path(rel).name
-    if target.is_symlink() or target.exists():
-        isolation.remove_tree(target)
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | isolation.NOFOLLOW | getattr(os, "O_BINARY", 0), 0o644)
-    with open(fd, "w", encoding="utf-8", newline="") as f:  # byte for byte (no \r\n on Windows): checked after the run
-        f.write(content)
 
 
 def setup_files(root: Path) -> dict[str, Optional[bytes]]:

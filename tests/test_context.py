@@ -12,7 +12,8 @@ from conftest import ROOT
 from fake_servers import FakeLlamaServer, ScriptedBackend, action
 from llm_client import render_chatml, smollm2_path
 from orchestrator import Orchestrator
-from runlog import RunState, read_transcript
+from context import RunState
+from runlog import read_transcript
 from sandbox import Sandbox
 from tasks import load_task
 

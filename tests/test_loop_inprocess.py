@@ -11,7 +11,8 @@ from config import Config, SandboxConfig
 from conftest import ROOT
 from fake_servers import ScriptedBackend, action
 from orchestrator import Orchestrator
-from runlog import RunState, read_transcript
+from context import RunState
+from runlog import read_transcript
 from sandbox import Sandbox
 from tasks import load_task
 
