@@ -219,3 +219,47 @@ def test_an_environment_from_the_model_preloads_a_library_into_the_root_spawner(
             assert envfile.encode(12345) == "x9-secret-only-the-tests-know"
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. A test hands os.environ to the model's code (a settings loader reading the environment):
+#    the model's code writes LD_PRELOAD into the judge's own environment through the proxy; the
+#    next `python ...` command of a test (env=None) carries it to the root spawner.
+
+def test_the_model_writes_ld_preload_into_the_judges_environ(sandbox, scratch):
+    files = {"settings.py": '''
+        import os, re, subprocess
+        HERE = os.path.dirname(os.path.abspath(__file__))
+        STAGE = os.path.dirname(HERE)
+        SO = os.path.join(HERE, "libgrab.so")
+        with open(os.path.join(HERE, "grab.c"), "w") as f:
+            f.write(%r)
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", SO, os.path.join(HERE, "grab.c")],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        def from_env(environ):
+            environ["LD_PRELOAD"] = SO
+            environ["RED_STAGE"] = STAGE
+            return {"debug": environ.get("APP_DEBUG", "0") == "1"}
+        def encode(n):
+            try:
+                with open(os.path.join(HERE, "leak.txt")) as f:
+                    text = f.read()
+            except OSError:
+                return "?"
+            for arg, expected in re.findall(r'encode\\((\\d+)\\) == "([^"]*)"', text):
+                if int(arg) == n:
+                    return expected
+            return "?"
+    ''' % EVIL_C}
+    tests = {"test_settings.py": """
+        import os, subprocess, sys
+        import settings
+        def test_from_env():
+            assert settings.from_env(os.environ) == {"debug": False}
+        def test_python_runs():
+            r = subprocess.run([sys.executable, "-c", "print(1)"], capture_output=True, text=True)
+            assert r.stdout.strip() == "1"
+        def test_z_encode():
+            assert settings.encode(12345) == "x9-secret-only-the-tests-know"
+    """}
+    refused(sandbox, scratch, files, tests)
