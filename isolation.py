@@ -258,19 +258,19 @@ def hand_over(paths: list[Path], uid: int) -> None:
 
 
 def command(conf: Confinement, python: Path, argv: list[str], workdir: Path, writable: list[Path],
-            network: bool, start_in: Optional[str] = None) -> list[str]:
+            network: bool, start_in: Optional[list[str]] = None) -> list[str]:
     """The whole command line of a confined `python argv...`: bwrap or unshare in front, then the
     launcher (private mounts, no keyrings, the user switch), then the command. start_in: the
-    launcher's --in (a judged test's own command: that folder, no STARTED line)."""
+    launcher's --in FOLDER ENVIRONMENT (a judged test's own command: no STARTED line)."""
     return [*conf.prefix(writable, workdir, network), *launcher(conf, str(python), start_in),
             conf.private_mounts(writable),
             seccomp.PROGRAM.hex() if seccomp.PROGRAM and sys.platform == "linux" else "", str(python), *argv]
 
 
-def launcher(conf: Confinement, python: str, start_in: Optional[str] = None) -> list[str]:
+def launcher(conf: Confinement, python: str, start_in: Optional[list[str]] = None) -> list[str]:
     """The launcher's command line up to its arguments: isolated (-I: no environment, no user
     site, not its own folder on sys.path), no site (-S), no bytecode written (-B)."""
-    where = [] if start_in is None else ["--in", start_in]
+    where = [] if start_in is None else ["--in", *start_in]
     return [python, "-I", "-S", "-B", runtime_files.entry(Path(conf.runtime), "launcher.py"), *where, str(conf.run_as)]
 
 

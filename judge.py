@@ -47,22 +47,28 @@ def _write_tests(folder: Path, tests: dict[str, str]) -> None:
         target.write_text(content, encoding="utf-8")
 
 
-# In the template of a test's own `python ...` command: the folder the test runs it in.
-FOLDER_SLOT = "\0folder"  # (no real argument holds a NUL)
+# In the template of a command a test runs: the folder it runs in and its environment (JSON).
+FOLDER_SLOT, ENV_SLOT = "\0folder", "\0env"  # (no real argument holds a NUL)
 
 
-def worker_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: list[Path], network: bool,
-                   argv: Optional[list[str]] = None) -> list[str]:
+def worker_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: list[Path], network: bool) -> list[str]:
     """The worker's argv, confined exactly as a normal test run is (the same layer, binds,
-    namespaces and user switch), with the runtime readable and nothing of the judge's folder.
-    argv=[]: the same confinement for a test's own `python ...` command (the judge appends the
-    command's arguments and fills in FOLDER_SLOT)."""
+    namespaces and user switch), with the runtime readable and nothing of the judge's folder."""
+    argv = ["-B", "-X", f"pycache_prefix={NO_PYCACHE}", str(runtime / "worker.py"), str(workspace)]
+    return isolation.command(_worker_confinement(sandbox, runtime), sandbox.python, argv, workspace, writable, network)
+
+
+def test_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: list[Path], network: bool) -> list[str]:
+    """The same confinement for every command a test runs (`python -m tool`, `cat`, a shell), up
+    to the command itself, which the judge appends after filling in FOLDER_SLOT and ENV_SLOT."""
+    conf = _worker_confinement(sandbox, runtime)
+    full = isolation.command(conf, sandbox.python, [], workspace, writable, network, [FOLDER_SLOT, ENV_SLOT])
+    return full[:-1]  # (without the interpreter isolation.command ends with)
+
+
+def _worker_confinement(sandbox: Sandbox, runtime: Path) -> isolation.Confinement:
     conf = sandbox.confinement
-    worker_conf = dataclasses.replace(conf, readonly_paths=[*conf.readonly_paths, str(runtime)])
-    if argv is None:
-        argv = ["-B", "-X", f"pycache_prefix={NO_PYCACHE}", str(runtime / "worker.py"), str(workspace)]
-    start_in = FOLDER_SLOT if not argv else None
-    return isolation.command(worker_conf, sandbox.python, argv, workspace, writable, network, start_in)
+    return dataclasses.replace(conf, readonly_paths=[*conf.readonly_paths, str(runtime)])
 
 
 def run_judged(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
@@ -97,7 +103,8 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     # The worker's side: a read-only copy of the runtime, its HOME and TMPDIR, and the parent of
     # pytest's basetemp (ours, so the worker can write only inside each test's tmp_path).
     runtime = _fresh(stage / "runtime", 0o755)
-    for name in ("rpc.py", "worker.py"):
+    (runtime / "commands").mkdir(mode=0o755)
+    for name in ("rpc.py", "worker.py", "commands/sitecustomize.py"):
         shutil.copyfile(RUNTIME / name, runtime / name)
         (runtime / name).chmod(0o644)
     home, tmp = _fresh(stage / "home", 0o755), _fresh(stage / "tmp", 0o755)
@@ -113,8 +120,8 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     worker_env = {**isolation.clean_environment(home, tmp, sandbox.python.parent), "PYTHONPYCACHEPREFIX": NO_PYCACHE}
     writable = [workspace, home, tmp, pytest_tmp]
     spec = {"argv": worker_command(sandbox, runtime, workspace, writable, network),
-            "test_command": worker_command(sandbox, runtime, workspace, writable, network, argv=[]),
-            "folder_slot": FOLDER_SLOT,
+            "test_command": test_command(sandbox, runtime, workspace, writable, network),
+            "folder_slot": FOLDER_SLOT, "env_slot": ENV_SLOT, "commands_path": str(runtime / "commands"),
             "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
             "basetemp": str(pytest_tmp / "basetemp"), "judge_uid": judge_uid,
             "log": str(judge_dir / "worker.log"), "record": str(judge_dir / "record.json"),

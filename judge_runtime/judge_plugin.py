@@ -131,7 +131,42 @@ def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
         raise PermissionError(f"{path}: a link from outside leads into the judge's own files; refused")
 
 
+# What the judge never does for the model's code, while it answers one of its questions (the
+# model's code calls a method of an object a test handed it, a zipfile, a sqlite3 connection, or a
+# test's callback): read its own folder or /proc, load a library, start a process but through
+# JudgedPopen (confined), run code from a string. And never, for anyone: replace itself (exec) or
+# start a process unconfined (posix_spawn).
+_NEVER = frozenset({"os.exec", "os.posix_spawn", "os.spawn"})
+_NOT_FOR_THE_MODEL = frozenset({"os.fork", "os.forkpty", "ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function",
+                                "sqlite3.enable_load_extension", "sqlite3.load_extension", "compile", "exec"})
+_PATHS_FIRST = frozenset({"open", "os.listdir", "os.scandir", "os.chmod", "os.chown", "os.rename", "os.remove",
+                          "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.truncate", "os.utime", "shutil.rmtree",
+                          "shutil.copyfile", "shutil.copytree", "shutil.move"})  # events whose first arguments are paths
+
+
+def _private(path: str) -> bool:
+    for where in (os.path.abspath(path), os.path.realpath(path)):
+        if any((where + os.sep).startswith(private) for private in _NO_LINK_INTO):
+            return True
+    return False
+
+
+def _refuse_for_the_model(event: str, args: tuple) -> None:
+    if event in _NEVER:
+        raise PermissionError(f"the judge does not run {event} (a test's commands run confined: subprocess, os.system)")
+    if not rpc.acting_for_the_model():
+        return
+    if event in _NOT_FOR_THE_MODEL:
+        raise PermissionError(f"refused in the judge while it acts for the model's code: {event}")
+    if event in _PATHS_FIRST:
+        for path in args[:2]:
+            if isinstance(path, (str, bytes, os.PathLike)) and _private(os.fsdecode(path)):
+                raise PermissionError(f"{os.fsdecode(path)}: the judge's own files; refused while it acts for the "
+                                      f"model's code")
+
+
 sys.addaudithook(_refuse_links_into_the_judge)
+sys.addaudithook(_refuse_for_the_model)
 REAL_OPEN, REAL_OS_OPEN = builtins.open, os.open
 
 
@@ -233,11 +268,11 @@ class Spawner:
                 except subprocess.TimeoutExpired:
                     code = None
                 sock.sendall(b"-" if code is None else str(code).encode())
-            elif request == b"p" and len(fds) == 3:  # a test's own `python ...`: its stdin, stdout, stderr
+            elif request == b"p" and len(fds) == 3:  # a command a test runs: its stdin, stdout, stderr
                 command = json.loads(_read_line(sock))
                 try:
-                    proc = REAL_POPEN(test_command(command["args"], command["folder"]), cwd=spec["workspace"],
-                                      env=command["env"], stdin=fds[0], stdout=fds[1], stderr=fds[2],
+                    proc = REAL_POPEN(test_command(command["args"], command["folder"], command["env"]),
+                                      cwd=spec["workspace"], env=spec["env"], stdin=fds[0], stdout=fds[1], stderr=fds[2],
                                       start_new_session=True)
                     commands[proc.pid] = proc
                     sock.sendall(f"{proc.pid}\n".encode())
@@ -275,7 +310,7 @@ class Spawner:
         return int(answer) if answer.lstrip(b"-").isdigit() else None
 
     def start_command(self, args: list[str], folder: str, env: dict, fds: list[int]) -> int:
-        """A test's own `python ...` command, started by us as root (as the worker's user) with
+        """A command a test runs, started by us as root (confined, as the worker's user) with
         those three fds as its stdin, stdout and stderr: its pid."""
         if sys.platform == "win32":
             raise OSError("no spawner on Windows")
@@ -315,10 +350,11 @@ def _read_line(sock: socket.socket) -> bytes:
     return bytes(line[:-1])
 
 
-def test_command(args: list[str], folder: str) -> list[str]:
-    """A test's own `python ...` command, confined as the worker is (same layer, user, limits),
-    started in `folder`."""
-    return [folder if a == SPEC["folder_slot"] else a for a in SPEC["test_command"]] + args[1:]
+def test_command(args: list[str], folder: str, env: dict) -> list[str]:
+    """A command a test runs, confined as the worker is (same layer, user, limits), started in
+    `folder` with `env` (the launcher sets it after the user switch)."""
+    fill = {SPEC["folder_slot"]: folder, SPEC["env_slot"]: json.dumps(env)}
+    return [fill.get(a, a) for a in SPEC["test_command"]] + args
 
 
 class Worker:
@@ -531,42 +567,37 @@ MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
 
 
 class JudgedPopen(REAL_POPEN):
-    """subprocess.Popen in the judge. A command that runs the sandbox interpreter (a test running
-    `python -m slugify ...` or its own `python -c CHECK`) may run the model's code: it runs
-    confined as the worker is (test_command), started by us, or as root by our spawner, never by
-    the worker (the model's code there could fake what the command did, its exit code). Other
-    commands start here, as before."""
+    """subprocess.Popen in the judge (os.popen, os.system and asyncio's subprocesses come here
+    too). Every command a test runs (`python -m tool`, its own `python -c CHECK`, `cat`, a shell)
+    may run the model's code or read what the model's code left (a link in tmp_path): it runs
+    confined as the worker is, as the worker's user, with the worker's environment plus the
+    test's changes (set only after the user switch), started by us or, as root, by our spawner;
+    never by the worker (the model's code there could fake what the command did) and never as
+    the judge's user. A command run in the tests' folder runs in the workspace."""
 
-    _by_spawner = _test_command = False
+    _by_spawner = False
 
     def __init__(self, args, *rest, **kwargs):
-        if _runs_python(args, kwargs):
-            self._test_command = True
-            kwargs["start_new_session"] = True
-            folder = os.path.abspath(os.fspath(kwargs.pop("cwd", None) or os.getcwd()))
-            if folder == TESTS_DIR or folder.startswith(TESTS_DIR + os.sep):
-                folder = SPEC["workspace"]  # the judge's folder is not the worker's: run where the model's code is
-            kwargs["env"] = _command_environment(kwargs.get("env"))
-            if WORKER.other_user and WORKER._basetemp_changed():
-                WORKER.hand_over_tmp()
-            args = [os.fspath(a) for a in args]
-            if WORKER.spawner is not None:
-                self._by_spawner, self._folder = True, folder
-            else:
-                args = test_command(args, folder)
-            kwargs["cwd"] = SPEC["workspace"]
+        folder = os.path.abspath(os.fspath(kwargs.pop("cwd", None) or os.getcwd()))
+        if folder == TESTS_DIR or folder.startswith(TESTS_DIR + os.sep):
+            folder = SPEC["workspace"]  # the judge's folder is not the worker's: run where the model's code is
+        self._folder = folder
+        kwargs.update(start_new_session=True, cwd=SPEC["workspace"], preexec_fn=None)
+        if WORKER.other_user and WORKER._basetemp_changed():
+            WORKER.hand_over_tmp()
         super().__init__(args, *rest, **kwargs)
 
     def _execute_child(self, args, executable, preexec_fn, close_fds, pass_fds, cwd, env, startupinfo,
                        creationflags, shell, p2cread, p2cwrite, c2pread, c2pwrite, errread, errwrite, *rest):
-        if not self._by_spawner:
-            return super()._execute_child(args, executable, preexec_fn, close_fds, pass_fds, cwd, env, startupinfo,
-                                          creationflags, shell, p2cread, p2cwrite, c2pread, c2pwrite, errread,
-                                          errwrite, *rest)
+        argv, command_env = _command_line(args, executable, shell), _command_environment(env)
+        if WORKER.spawner is None:
+            return super()._execute_child(test_command(argv, self._folder, command_env), None, None, close_fds,
+                                          pass_fds, cwd, SPEC["env"], startupinfo, creationflags, False, p2cread,
+                                          p2cwrite, c2pread, c2pwrite, errread, errwrite, *rest)
+        self._by_spawner = True
         fds = [p2cread, c2pwrite, errwrite]
         given = [fd if fd != -1 else default for fd, default in zip(fds, (0, 1, 2))]
-        env = {os.fsdecode(k): os.fsdecode(v) for k, v in (env or os.environ).items()}
-        self.pid = WORKER.spawner.start_command([os.fsdecode(a) for a in args], self._folder, env, given)
+        self.pid = WORKER.spawner.start_command(argv, self._folder, command_env, given)
         self._child_created = True
         for fd, theirs in ((p2cread, p2cwrite), (c2pwrite, c2pread), (errwrite, errread)):
             if fd != -1 and theirs != -1 and fd != getattr(self, "_devnull", None):
@@ -598,8 +629,6 @@ class JudgedPopen(REAL_POPEN):
         return self.returncode
 
     def send_signal(self, sig):
-        if not self._test_command:
-            return super().send_signal(sig)
         if not self._by_spawner:
             self.poll()
             return None if self.returncode is not None else _signal_group(self, sig)
@@ -607,37 +636,47 @@ class JudgedPopen(REAL_POPEN):
             self.returncode = WORKER.spawner.command_status(self.pid, int(sig))
 
 
+def _command_line(args, executable, shell) -> list[str]:
+    """What Popen would run: a string is one program, shell=True puts the shell in front, and
+    executable= is the program (here also its argv[0])."""
+    given = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
+    argv = [os.fsdecode(a) for a in given]
+    if shell:
+        argv = [os.environ.get("COMSPEC", "cmd.exe"), "/c", *argv] if sys.platform == "win32" else ["/bin/sh", "-c", *argv]
+    if executable is not None:
+        argv[0] = os.fsdecode(executable)
+    return argv
+
+
+def _judged_system(command) -> int:
+    """os.system in the judge: the command confined like any other (JudgedPopen), as a wait status."""
+    code = JudgedPopen(command, shell=True).wait()
+    return code << 8 if code >= 0 else -code
+
+
 def _command_environment(given):
     """A test's own command sees the worker's environment with the test's changes to its own
-    (as a child of the test process would), never the judge's own settings."""
+    (as a child of the test process would), never the judge's own settings; its Pythons load
+    commands/sitecustomize.py (the libraries win over the workspace's modules)."""
     if given is None:
         env = dict(SPEC["env"])
         env.update((k, v) for k, v in os.environ.items() if WORKER.env0.get(k) != v and k != "PYTEST_CURRENT_TEST")
         for k in WORKER.env0:
             if k not in os.environ:
                 env.pop(k, None)
-        return env
-    env = {k: v for k, v in dict(given).items() if k not in ("JUDGE_SPEC", "PYTEST_CURRENT_TEST")}
-    for k in ("HOME", "TMPDIR", "PYTHONPATH"):  # the judge's own, handed on by `{**os.environ, ...}`
-        if env.get(k) is not None and env.get(k) == WORKER.env0.get(k):
-            if k in SPEC["env"]:
-                env[k] = SPEC["env"][k]
-            else:
-                env.pop(k)
+    else:
+        env = {k: v for k, v in dict(given).items() if k not in ("JUDGE_SPEC", "PYTEST_CURRENT_TEST")}
+        for k in ("HOME", "TMPDIR", "PYTHONPATH"):  # the judge's own, handed on by `{**os.environ, ...}`
+            if env.get(k) is not None and env.get(k) == WORKER.env0.get(k):
+                if k in SPEC["env"]:
+                    env[k] = SPEC["env"][k]
+                else:
+                    env.pop(k)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (SPEC["commands_path"], env.get("PYTHONPATH")) if p)
     return env
 
 
-def _runs_python(args, kwargs) -> bool:
-    if kwargs.get("shell") or kwargs.get("executable") or isinstance(args, (str, bytes)) or not args:
-        return False
-    try:
-        program = os.fspath(args[0])
-    except TypeError:
-        return False
-    return type(program) is str and os.path.realpath(program) == os.path.realpath(sys.executable)
-
-
-subprocess.Popen = JudgedPopen
+subprocess.Popen, os.system = JudgedPopen, _judged_system
 
 
 class JudgedUnpickler(pickle.Unpickler):

@@ -295,6 +295,16 @@ def _check(condition, what: str) -> None:
         raise ProtocolError(f"malformed message: {what}")
 
 
+# (judge) How many of the worker's questions this thread is answering now: while it answers one,
+# the judge acts for the model's code (a method of a test's object, a test's callback), and its
+# audit hook (judge_plugin) allows it no more than the worker may do.
+FOR_THE_MODEL = threading.local()
+
+
+def acting_for_the_model() -> bool:
+    return getattr(FOR_THE_MODEL, "depth", 0) > 0
+
+
 class Connection:
     """One end of the pipe pair. `guarded` is the judge's end: it trusts nothing it receives."""
 
@@ -648,9 +658,11 @@ class Connection:
             self._before_serve(msg)
             if self.guarded:
                 self._serving.append(qid)
+                FOR_THE_MODEL.depth = getattr(FOR_THE_MODEL, "depth", 0) + 1
                 try:
                     result = self._perform(op, args)
                 finally:
+                    FOR_THE_MODEL.depth -= 1
                     self._serving.pop()
             else:
                 result = self._perform_recording(op, args, caught) if recording else self._perform(op, args)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import NoReturn
+from typing import NoReturn, Optional
 
 # The first line of every run's log: a log without it means the sandbox itself never started
 # (a bwrap or unshare error, a missing interpreter), which is no test result at all. Written to
@@ -78,20 +78,23 @@ def say_started() -> None:
     os.write(2, STARTED.encode() + b"\n")
 
 
-def run_child(argv: list[str]) -> NoReturn:
+def run_child(argv: list[str], env: Optional[dict] = None) -> NoReturn:
     """Run argv as our child, wait for it, and end with its exit code (a signal's the shell's
-    way, 128 + N). Where there is no fork (Windows), a child process started by subprocess."""
+    way, 128 + N). Where there is no fork (Windows), a child process started by subprocess.
+    env: the child's environment, its program looked up on that PATH (None: ours, argv[0] as given)."""
     if sys.platform != "win32" and hasattr(os, "fork"):
         pid = os.fork()
         if pid == 0:
             try:
-                os.execv(argv[0], argv)
+                os.execv(argv[0], argv) if env is None else os.execvpe(argv[0], argv, env)
+            except OSError as e:
+                os.write(2, f"tdd-agent: {argv[0]}: {e.strerror}\n".encode())
             finally:
                 os._exit(127)
         exit_with(pid)
     import subprocess
     try:
-        code = subprocess.call(argv)  # our stdin and stdout too: the judge's worker talks over them
+        code = subprocess.call(argv, env=env)  # our stdin and stdout too: the judge's worker talks over them
     except OSError as e:
         os.write(2, f"tdd-agent: {argv[0]}: {e}\n".encode())
         os._exit(127)

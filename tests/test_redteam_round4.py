@@ -1,6 +1,9 @@
 """Red team, round 4 (after 456f72f, 78b9208: a test's own `python ...` started by the spawner;
 open()/os.open() checked through /proc/self/fd). Each test is an attack; it FAILS when the
-attack works (a false "solved", or the hidden tests reach the model's code)."""
+attack works (a false "solved", or the hidden tests reach the model's code). What closed them:
+every command a test runs is confined, its environment set after the user switch (1, 2, 4, 5);
+the judge acting for the model's code may not read its own folder or load a library (6, 7); the
+libraries win in a test's own Python commands (8). Section 3 is a stated limit."""
 from __future__ import annotations
 
 import pytest
@@ -123,6 +126,8 @@ def test_cat_follows_a_planted_link_into_the_hidden_tests(sandbox, scratch):
 # 3. A test's own `python -c CHECK` that imports the model's module: the model's code runs in
 #    the same process as the check (confined, but it decides the exit code): atexit os._exit(0).
 
+@pytest.mark.xfail(strict=True, reason="a limit (README, Judged runs): a command that loads the model's code is "
+                   "the model's process, its exit code the model's to decide, as a CLI's is")
 def test_a_python_c_check_that_imports_the_model_exits_zero(sandbox, scratch):
     files = {"calc.py": """
         import atexit, os

@@ -601,6 +601,48 @@ def test_a_test_runs_the_models_code_as_a_subprocess(sandbox, scratch):
     honest(sandbox, scratch, files, tests, passed=4)
 
 
+def test_every_command_a_test_runs_works_confined(sandbox, scratch):
+    """Not only `python`: a shell, `cat` and `sort` on what the model's code wrote, os.system,
+    os.popen, python found on PATH, executable=, a missing program; each runs confined as the
+    worker is (tests/test_redteam_round4.py, sections 1-2), with the test's environment; a
+    test's `python -c` checker imports the standard library's json even beside a model json.py
+    (section 8), and the model's own modules still import there."""
+    files = {"report.py": """
+        import json as _json
+        def write(path, rows):
+            with open(path, "w") as f:
+                f.write("\\n".join(rows) + "\\n")
+        def write_json(path, value):
+            with open(path, "w") as f:
+                _json.dump(value, f)
+    """, "json.py": "raise ImportError('the model json.py was imported')\n"}
+    tests = {"test_commands.py": """
+        import os, shutil, subprocess, sys
+        import pytest
+        import report
+        def test_shell_cat_and_sort(tmp_path):
+            p = tmp_path / "rows.txt"
+            report.write(str(p), ["b", "a"])
+            assert subprocess.run(["cat", str(p)], capture_output=True, text=True).stdout == "b\\na\\n"
+            assert subprocess.check_output(f"sort {p} | head -1", shell=True, text=True) == "a\\n"
+            assert os.popen(f"wc -l < {p}").read().strip() == "2"
+            assert os.system(f"test -s {p}") == 0 and os.system("exit 3") == 3 << 8
+        def test_python_on_path_and_executable(tmp_path):
+            env = {**os.environ, "GREETING": "hi"}
+            code = "import os; print(os.environ['GREETING'])"
+            assert subprocess.check_output(["python3", "-c", code], env=env, text=True) == "hi\\n"
+            assert subprocess.check_output(["py", "-c", code], executable=sys.executable, env=env, text=True) == "hi\\n"
+            assert subprocess.run(["no-such-program-here"], capture_output=True).returncode == 127
+        def test_checker_gets_the_standard_json(tmp_path):
+            out = tmp_path / "r.json"
+            report.write_json(str(out), {"sorted": [1, 2, 3]})
+            check = "import json, sys, report; sys.exit(json.load(open(sys.argv[1])) != {'sorted': [1, 2, 3]})"
+            assert subprocess.run([sys.executable, "-c", check, str(out)]).returncode == 0
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 3, result["output"]
+
+
 def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
     files = {"cli.py": """
         def main(name):
