@@ -114,8 +114,10 @@ class Confinement:
 
 def unshare_command(run_as: int, network: bool) -> list[str]:
     """util-linux unshare: new PID, mount, IPC and UTS namespaces (and network unless allowed);
-    not root: in a user namespace where we are root, so the mounts are allowed."""
-    args = ["unshare", "--fork", "--pid", "--mount-proc", "--mount", "--ipc", "--uts"]
+    not root: in a user namespace where we are root, so the mounts are allowed. --kill-child:
+    when unshare ends (killed with the agent: procs.start), the namespace's init, and so the
+    whole run, ends too."""
+    args = ["unshare", "--fork", "--kill-child", "--pid", "--mount-proc", "--mount", "--ipc", "--uts"]
     if run_as < 0:
         args += ["--user", "--map-root-user"]
     return args + ([] if network else ["--net"]) + ["--"]

@@ -65,6 +65,28 @@ def rlimit_setter(values: list[tuple[str, tuple[int, int]]]) -> Optional[Callabl
     return apply
 
 
+def child_setup(values: list[tuple[str, tuple[int, int]]]) -> Optional[Callable[[], None]]:
+    """What the child runs before exec: the rlimits, and on Linux a SIGKILL when we end
+    (PR_SET_PDEATHSIG: the agent killed mid-run takes bwrap or unshare, and so the run, with it;
+    the launcher asks for its own signal, sandbox_runtime/confine.end_with_parent)."""
+    limits = rlimit_setter(values)
+    prctl = None
+    if sys.platform == "linux":
+        import ctypes
+        try:
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError, TypeError):  # no prctl in this C library
+            pass
+    if prctl is None:
+        return limits
+
+    def setup() -> None:
+        prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL
+        if limits is not None:
+            limits()
+    return setup
+
+
 def rlimits_in_effect(values: list[tuple[str, tuple[int, int]]]) -> list[str]:
     """Which of these limits this system sets: tried once in a short child process (`python -V`)
     that writes back, through a shared page, the ones setrlimit accepted."""
@@ -169,7 +191,7 @@ def start(cmd: list[str], cwd: str, env: dict[str, str], log_fd: int,
             resume(proc.pid)
         return Run(proc, job)
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log_fd, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=rlimit_setter(rlimits))
+                            start_new_session=True, preexec_fn=child_setup(rlimits))
     return Run(proc)
 
 

@@ -8,7 +8,9 @@ empty mount list, the empty filter, uid -1 elsewhere); the command runs on every
 """
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import sys
 from typing import NoReturn, Optional
 
@@ -26,7 +28,6 @@ def private_mounts(private: str) -> None:
         return
     if sys.platform != "linux":
         raise OSError("private mounts need Linux namespaces")
-    import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
 
     def mount(source: str, target: str, fstype, flags: int, data) -> None:
@@ -50,7 +51,6 @@ def no_keyrings(program_hex: str) -> None:
         return
     if sys.platform != "linux":
         raise OSError("a seccomp filter needs Linux")
-    import ctypes
     program = bytes.fromhex(program_hex)
     code = ctypes.create_string_buffer(program, len(program))
 
@@ -76,6 +76,73 @@ def drop_user(uid: int) -> None:
 
 def say_started() -> None:
     os.write(2, STARTED.encode() + b"\n")
+
+
+def end_with_parent(parent: int) -> None:
+    """Linux: when the process that started us ends before the run does (the agent killed
+    mid-run: nobody is left to time the run out and sweep it), everything below us ends with us.
+    We become a child subreaper (a setsid'd, double-forked orphan of the run stays below us) and
+    ask for SIGTERM when our parent ends (PR_SET_PDEATHSIG, set after the user switch, which
+    clears it); on SIGTERM we kill everything below us and end. `parent`: our parent when we
+    started (if it ended already, we end now). Elsewhere nothing (Windows: the run's Job Object)."""
+    if sys.platform != "linux":
+        return
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError, TypeError):
+        return
+
+    def end(*_) -> None:
+        kill_below()
+        os._exit(128 + signal.SIGTERM)
+    signal.signal(signal.SIGTERM, end)
+    prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        end()
+
+
+def kill_below() -> None:
+    """Freeze every process below us (a stopped process cannot fork), then kill them (Linux:
+    found through /proc/PID/task/TID/children)."""
+    if sys.platform != "linux":
+        return
+    frozen: set[int] = set()
+    while True:
+        found = _below(os.getpid()) - frozen
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+        frozen |= found
+    for pid in frozen:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def _below(root: int) -> set[int]:
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as f:
+                    children = {int(c) for c in f.read().split()}
+            except (OSError, ValueError):
+                continue
+            todo.extend(children - found)
+            found |= children
+    return found
 
 
 def run_child(argv: list[str], env: Optional[dict] = None) -> NoReturn:

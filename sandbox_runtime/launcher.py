@@ -8,7 +8,8 @@ COMMAND as its child and ends with its exit code. With --in (a command a judged 
 confined as the worker is): it starts COMMAND in FOLDER with ENVIRONMENT (JSON; looked up on its
 PATH) and prints nothing, so the command's output is what the test reads. The environment is
 the command's only, set after the user switch: what a test hands its command (LD_PRELOAD ...)
-never reaches bwrap, unshare or this launcher, which may run as root.
+never reaches bwrap, unshare or this launcher, which may run as root. When the process that
+started it ends first, everything below it ends (confine.end_with_parent).
 """
 import json
 import os
@@ -25,9 +26,11 @@ def main() -> None:
     if args[0] == "--in":
         folder, env, args = args[1], json.loads(args[2]), args[3:]
     uid, private, keyring_filter, command = int(args[0]), args[1], args[2], args[3:]
+    parent = os.getppid()
     confine.private_mounts(private)
     confine.no_keyrings(keyring_filter)
     confine.drop_user(uid)
+    confine.end_with_parent(parent)
     if folder is None:
         confine.say_started()
     else:

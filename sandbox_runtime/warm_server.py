@@ -62,8 +62,12 @@ def serve(chan: socket.socket, keyring_filter: str) -> None:
                     chan.send(("%d %d" % (request["id"], os.waitstatus_to_exitcode(status))).encode())
                     current = None
         if chan in ready:
-            data, fds, _, _ = socket.recv_fds(chan, 1 << 20, 1)
-            if not data:
+            try:
+                data, fds, _, _ = socket.recv_fds(chan, 1 << 20, 1)
+            except ConnectionError:
+                data, fds = b"", []
+            if not data:  # the agent is gone (maybe killed mid-run): a run still going ends with us
+                confine.kill_below()
                 return
             request = json.loads(data)
             current = os.fork()

@@ -402,3 +402,65 @@ def test_a_run_interrupted_by_ctrl_c_leaves_nothing_for_the_next(run):
         signal.signal(signal.SIGALRM, previous)
     r = run("def test_quick():\n    assert True\n")
     assert r.ok and r.passed == 1, r.output
+
+
+AGENT = """
+import sys
+sys.path[:0] = [{root!r}, {tests!r}]
+from pathlib import Path
+from conftest import layer_sandbox
+sandbox = layer_sandbox({layer!r}, timeout=120, cpu_seconds=100, memory_mb=1024, file_size_mb=32, max_processes=48)
+sandbox.run_pytest(Path({scratch!r}) / "workspace", Path({scratch!r}) / "sandbox")
+"""
+
+
+def _of_the_run(scratch: Path, marker: str) -> list[int]:
+    """Processes of a run: the marker in their command line, or the run folder in it or as their cwd."""
+    found = []
+    for proc in isolation.procs.psutil.process_iter(["cmdline", "cwd"]):
+        text = " ".join([*(proc.info["cmdline"] or []), proc.info["cwd"] or ""])
+        if marker in text or str(scratch) in text:
+            found.append(proc.pid)
+    return found
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_run_ends_when_the_agent_is_killed_mid_run(layer, scratch):
+    """The agent killed (SIGKILL: a batch timeout, the OOM killer) while a test loops: the run
+    ends too, with its child and a setsid'd double-forked daemon, though nobody is left to sweep.
+    (Seen: the looping pytest under `unshare`, parent 1, running for hours.)"""
+    marker = f"agent-killed-{os.getpid()}-{time.monotonic_ns()}"
+    (scratch / "workspace").mkdir()
+    (scratch / "workspace" / "test_forever.py").write_text(textwrap.dedent(f"""
+        import os, subprocess, sys, time
+        SLEEPER = [sys.executable, "-c", "import time; time.sleep(300)", "{marker}"]
+        def test_forever():
+            subprocess.Popen(SLEEPER)
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    os.execv(sys.executable, SLEEPER)
+                os._exit(0)
+            while True:
+                time.sleep(0.01)
+    """))
+    code = AGENT.format(root=str(ROOT), tests=str(ROOT / "tests"), layer=layer, scratch=str(scratch))
+    agent = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while sum(marker in " ".join(p.info["cmdline"] or []) for p in
+                  isolation.procs.psutil.process_iter(["cmdline"])) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        agent.kill()
+        agent.wait()
+        deadline = time.monotonic() + 10
+        while _of_the_run(scratch, marker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = _of_the_run(scratch, marker)
+    finally:
+        for pid in _of_the_run(scratch, marker):  # kill what this test would otherwise leave
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    assert left == [], f"still running after the agent was killed: {left}"
