@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from workspace_files import PYTEST_SETUP_FILES, SKIPPED_FOLDERS, put_file, read_regular_file
 
 
-class _Action(BaseModel):
+class Action(BaseModel):
     """One action, defined once: its fields (validation, schema, grammar, tools), its example in
     the system prompt, its line on the console, and, for file actions, how it runs."""
     model_config = ConfigDict(extra="forbid")
@@ -41,7 +41,7 @@ class _Action(BaseModel):
         raise NotImplementedError(f"{self.tag()} is run by the loop")
 
 
-class WriteFile(_Action):
+class WriteFile(Action):
     """Create or overwrite a file with its full new content."""
     action: Literal["write_file"]
     path: str = Field(description="File path relative to the workspace.")
@@ -60,7 +60,7 @@ class WriteFile(_Action):
         return f"Wrote {len(self.content)} characters ({self.content.count(chr(10)) + 1} lines) to {workspace.relative(full)}."
 
 
-class EditFile(_Action):
+class EditFile(Action):
     """Replace one exact, unique piece of text in a file."""
     action: Literal["edit_file"]
     path: str = Field(description="File path relative to the workspace.")
@@ -86,7 +86,7 @@ class EditFile(_Action):
         return f"Edited {workspace.relative(full)}: replaced {self.old.count(chr(10)) + 1} line(s)."
 
 
-class ReadFile(_Action):
+class ReadFile(Action):
     """Show a file's content."""
     action: Literal["read_file"]
     path: str = Field(description="File path relative to the workspace.")
@@ -103,7 +103,7 @@ class ReadFile(_Action):
         return text if text else f"({self.path} is empty)"
 
 
-class ListFiles(_Action):
+class ListFiles(Action):
     """List the files in the workspace."""
     action: Literal["list_files"]
 
@@ -111,13 +111,13 @@ class ListFiles(_Action):
         return "\n".join(workspace.files()) or "(the workspace is empty)"
 
 
-class RunTests(_Action):
+class RunTests(Action):
     """Run pytest in the workspace."""
     action: Literal["run_tests"]
     loop_action: ClassVar[bool] = True
 
 
-class Finish(_Action):
+class Finish(Action):
     """End the run; accepted only when the tests pass on the final files."""
     action: Literal["finish"]
     summary: str = Field(description="What was done.")
@@ -129,8 +129,8 @@ class Finish(_Action):
         return f"finish: {summary if len(summary) <= 100 else summary[:97] + '...'}"
 
 
-BASE_ACTIONS: tuple[type[_Action], ...] = (WriteFile, ReadFile, RunTests, Finish)
-ALL_ACTIONS: tuple[type[_Action], ...] = (WriteFile, EditFile, ReadFile, ListFiles, RunTests, Finish)
+BASE_ACTIONS: tuple[type[Action], ...] = (WriteFile, ReadFile, RunTests, Finish)
+ALL_ACTIONS: tuple[type[Action], ...] = (WriteFile, EditFile, ReadFile, ListFiles, RunTests, Finish)
 
 
 class InvalidReply(Exception):
@@ -140,7 +140,7 @@ class InvalidReply(Exception):
 # ---------------------------------------------------------------------------------------------
 # Constraints sent to servers, all derived from the models above.
 
-def json_schema(actions: tuple[type[_Action], ...]) -> dict:
+def json_schema(actions: tuple[type[Action], ...]) -> dict:
     """One object schema per action under anyOf (the form llama.cpp, Ollama and vLLM convert)."""
     variants = []
     for model in actions:
@@ -153,7 +153,7 @@ def json_schema(actions: tuple[type[_Action], ...]) -> dict:
     return {"anyOf": variants}
 
 
-def tool_definitions(actions: tuple[type[_Action], ...]) -> list[dict]:
+def tool_definitions(actions: tuple[type[Action], ...]) -> list[dict]:
     """OpenAI-style tools: one function per action, the thought as its first argument."""
     tools = []
     for model, schema in zip(actions, json_schema(actions)["anyOf"]):
@@ -173,7 +173,7 @@ ws ::= " "?
 '''
 
 
-def gbnf(actions: tuple[type[_Action], ...]) -> str:
+def gbnf(actions: tuple[type[Action], ...]) -> str:
     """A llama.cpp grammar: exactly one JSON object, fields in model order, at most one space
     between tokens (unbounded whitespace lets small models pad until max_tokens). A Literal field
     (the action's tag, a choice) takes only its values; every other field is a string."""
@@ -204,7 +204,7 @@ def strip_thinking(text: str) -> str:
     return _THINK.sub("", text, count=1)
 
 
-def parse(text: str, actions: tuple[type[_Action], ...] = ALL_ACTIONS) -> _Action:
+def parse(text: str, actions: tuple[type[Action], ...] = ALL_ACTIONS) -> Action:
     """Return the one action in `text`, or raise InvalidReply saying exactly what is wrong."""
     body = strip_thinking(text).strip()
     fenced = _FENCE.match(body)
@@ -333,7 +333,7 @@ class Workspace:
                 digest.update(len(part).to_bytes(8, "big") + part)
         return digest.hexdigest()
 
-    def execute(self, action: _Action) -> str:
+    def execute(self, action: Action) -> str:
         """Run a file action and return the observation; refusals are observations too."""
         try:
             return action.run(self)

@@ -50,7 +50,7 @@ def _first_line(text: str, limit: int = 100) -> str:
     return line if len(line) <= limit else line[:limit - 3] + "..."
 
 
-def _action(message: dict) -> Optional[act._Action]:
+def _action(message: dict) -> Optional[act.Action]:
     try:
         return act.parse(message["content"], act.ALL_ACTIONS)
     except act.InvalidReply:

@@ -197,7 +197,7 @@ class Orchestrator:
 
     # -- actions ----------------------------------------------------------------------------
 
-    def _execute(self, action: act._Action) -> tuple[str, Optional[str], str]:
+    def _execute(self, action: act.Action) -> tuple[str, Optional[str], str]:
         """The observation, why the action was a no-op (None when it did something), and the
         state of the workspace afterwards."""
         before = self.workspace.state()

@@ -31,7 +31,7 @@ class Change:
         return list(lines)[2:]  # the ---/+++ header only repeats the path
 
 
-def parse_action(reply: dict) -> Optional[act._Action]:
+def parse_action(reply: dict) -> Optional[act.Action]:
     """The action of an llm_reply event (None for an invalid reply)."""
     if reply.get("kind", "action") != "action" or reply.get("error"):
         return None
@@ -57,7 +57,7 @@ class Files:
         self.versions = dict(start or {})
         self.pending: Optional[Change] = None
 
-    def propose(self, action: Optional[act._Action]) -> Optional[Change]:
+    def propose(self, action: Optional[act.Action]) -> Optional[Change]:
         self.pending = None
         if isinstance(action, act.WriteFile):
             self.pending = Change(action.path, self.versions.get(action.path), action.content)
@@ -92,7 +92,7 @@ class Files:
 class Step:
     number: int
     reply: Optional[dict] = None
-    action: Optional[act._Action] = None
+    action: Optional[act.Action] = None
     change: Optional[Change] = None
     events: list[dict] = field(default_factory=list)  # the rest of the step, in order
 

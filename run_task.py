@@ -104,15 +104,10 @@ def flag_settings(args: argparse.Namespace) -> dict:
             "sandbox": {k: v for k, v in (("python", args.sandbox_python), ("isolation", args.isolation)) if v}}
 
 
-def fail(message: str, code: int) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code
-
-
 def main(argv: Optional[list[str]] = None) -> int:
     args = parser().parse_args(argv)
     if args.follow and not args.show:
-        return fail("--follow goes with --show RUN_DIR", 2)
+        return batch.fail("--follow goes with --show RUN_DIR", 2)
     if args.show:
         return console.show(Path.cwd() / args.show, args.follow)
     if args.report:
@@ -133,21 +128,21 @@ def main(argv: Optional[list[str]] = None) -> int:
         task = load_task(task_path or resumable_task(resume))
         config, server_named = load_config(cwd / args.config if args.config else None, overrides, task=task.settings())
     except ConfigError as e:
-        return fail(str(e), 2)
+        return batch.fail(str(e), 2)
     refused = approval.refusal(args.approve, sys.stdin.isatty(), config)
     if refused:
-        return fail(refused, 2)
+        return batch.fail(refused, 2)
     if "," in (config.server or ""):
-        return fail("several servers are for --batch; a single run takes one --server", 2)
+        return batch.fail("several servers are for --batch; a single run takes one --server", 2)
     try:
         backend = llm_client.connect(config, server_named, say=say)
     except llm_client.BackendError as e:
-        return fail(str(e), 3)
+        return batch.fail(str(e), 3)
     try:
         sandbox = Sandbox(config.sandbox)
         run_dir = resume or new_run_dir(Path(config.runs_dir), args.run_id or task.id)
     except (SandboxError, OSError) as e:
-        return fail(str(e), 2)
+        return batch.fail(str(e), 2)
     asks = approval.build(args.approve, config, backend, task.spec.files)
     result = Orchestrator(task, backend, sandbox, config, run_dir, say=say, resume=bool(resume), approval=asks,
                           show=console.Renderer(out, run_dir=run_dir)).run()
