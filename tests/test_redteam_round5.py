@@ -109,3 +109,43 @@ def test_the_model_sets_pythonwarnings_and_runs_inside_the_tests_checker(sandbox
             assert subprocess.run([sys.executable, "-c", CHECK, str(out)]).returncode == 0
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. The libraries win in a test's own Python commands only for names the libraries have. A
+#    standard module tries names that exist only on Windows (`from nt import ...` in ntpath,
+#    which pathlib imports; `import winreg` in mimetypes) and goes on without them: on Linux no
+#    library answers, so the search goes on down sys.path, whose first entry is the command's
+#    folder, the workspace. A model-written nt.py runs inside the test's own checker (which
+#    never imports the model) as soon as it imports pathlib, and decides its exit code.
+
+CHECKERS = {
+    "pathlib": "import json, sys; from pathlib import Path; "
+               "sys.exit(json.loads(Path(sys.argv[1]).read_text()) != {'sorted': [1, 2, 3]})",
+    "mimetypes": "import json, mimetypes, sys; "
+                 "sys.exit(mimetypes.guess_type(sys.argv[1])[0] != 'application/json' "
+                 "or json.load(open(sys.argv[1])) != {'sorted': [1, 2, 3]})",
+}
+
+
+@pytest.mark.parametrize("how", sorted(CHECKERS))
+def test_a_windows_only_module_name_answers_the_tests_own_checker(sandbox, scratch, how):
+    hook = """
+        import atexit, os
+        atexit.register(lambda: os._exit(0))
+    """
+    files = {"report.py": """
+        def write_report(path, values):
+            with open(path, "w") as f:
+                f.write('{"sorted": [3, 1, 2]}')
+    """, "nt.py": hook, "winreg.py": hook}
+    tests = {"test_report.py": f"""
+        import subprocess, sys
+        from report import write_report
+        CHECK = {CHECKERS[how]!r}
+        def test_report(tmp_path):
+            out = tmp_path / "r.json"
+            write_report(str(out), [3, 1, 2])
+            assert subprocess.run([sys.executable, "-c", CHECK, str(out)]).returncode == 0
+    """}
+    refused(sandbox, scratch, files, tests)
