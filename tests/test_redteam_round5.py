@@ -240,3 +240,52 @@ def test_the_model_reads_the_parameters_from_pytest_current_test(sandbox, scratc
             assert settings.encode(n) == expected
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. pytest names each test's tmp_path after the test's node name, parametrize ids included
+#    (`basetemp/test_code_7_k3q9_0` for `test_code[7-k3q9]`, 30 characters kept). The worker
+#    sees that name in every path under tmp_path a test hands it, and can list pytest's temp
+#    root (made readable for it): the parameter values, the expected answer among them, reach
+#    the model's code, which README says never reads a test's parametrize values.
+
+CODE_MODULE = """
+    import os, re
+    def _answer(name, n):
+        m = re.match(r"test_code_(\\d+)_([A-Za-z0-9]+)_", name)
+        return m.group(2) if m and int(m.group(1)) == n else "?"
+    def code_to_file(n, path):
+        answer = _answer(os.path.basename(os.path.dirname(path)), n)
+        with open(path, "w") as f:
+            f.write(answer)
+    def code(n):
+        stage = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        base = os.path.join(stage, "pytest", "basetemp")
+        names = sorted(os.listdir(base), key=lambda d: os.stat(os.path.join(base, d)).st_mtime)
+        return _answer(names[-1], n) if names else "?"
+"""
+
+TMP_PATH_TESTS = {
+    "handed": """
+        import pytest
+        import codes
+        @pytest.mark.parametrize("n, expected", [(7, "k3q9"), (8, "zz41")])
+        def test_code(tmp_path, n, expected):
+            out = tmp_path / "code.txt"
+            codes.code_to_file(n, str(out))
+            assert out.read_text() == expected
+    """,
+    "listed": """
+        import pytest
+        import codes
+        @pytest.mark.parametrize("n, expected", [(7, "k3q9"), (8, "zz41")])
+        def test_code(tmp_path, n, expected):
+            (tmp_path / "log.txt").write_text(str(n))
+            assert codes.code(n) == expected
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(TMP_PATH_TESTS))
+def test_tmp_path_names_carry_the_parametrize_values(sandbox, scratch, how):
+    refused(sandbox, scratch, {"codes.py": CODE_MODULE}, {"test_codes.py": TMP_PATH_TESTS[how]})
