@@ -289,3 +289,47 @@ TMP_PATH_TESTS = {
 @pytest.mark.parametrize("how", sorted(TMP_PATH_TESTS))
 def test_tmp_path_names_carry_the_parametrize_values(sandbox, scratch, how):
     refused(sandbox, scratch, {"codes.py": CODE_MODULE}, {"test_codes.py": TMP_PATH_TESTS[how]})
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. basic layer (no namespaces): a test's commands run as the worker's user, in the same PID
+#    namespace as the worker. A thread of the model's code reads the command line of the test's
+#    own checker from /proc (the expected value is in its `-c` source) and answers through a
+#    FIFO the model's code left where the report should be: the checker reads what it expects.
+
+def test_the_worker_reads_the_tests_checker_from_proc_and_feeds_it(sandbox, scratch):
+    files = {"report.py": r"""
+        import ast, os, re, threading, time
+        def _feed(path):
+            with open(path, "w") as fifo:  # blocks until the checker opens it
+                deadline = time.time() + 5
+                while time.time() < deadline:
+                    for pid in os.listdir("/proc"):
+                        if not pid.isdigit():
+                            continue
+                        try:
+                            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                                argv = f.read().decode(errors="replace").split("\0")
+                        except OSError:
+                            continue
+                        if path in argv and "-c" in argv:
+                            m = re.search(r"!= (\{.*?\})\)", argv[argv.index("-c") + 1])
+                            if m:
+                                import json
+                                fifo.write(json.dumps(ast.literal_eval(m.group(1))))
+                                return
+                    time.sleep(0.005)
+        def write_report(path, values):
+            os.mkfifo(path)
+            threading.Thread(target=_feed, args=(path,), daemon=True).start()
+    """}
+    tests = {"test_report.py": """
+        import subprocess, sys
+        from report import write_report
+        CHECK = "import json, sys; sys.exit(json.load(open(sys.argv[1])) != {'sorted': [1, 2, 3]})"
+        def test_report(tmp_path):
+            out = tmp_path / "r.json"
+            write_report(str(out), [3, 1, 2])
+            assert subprocess.run([sys.executable, "-c", CHECK, str(out)], timeout=20).returncode == 0
+    """}
+    refused(sandbox, scratch, files, tests)
