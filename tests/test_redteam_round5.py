@@ -333,3 +333,41 @@ def test_the_worker_reads_the_tests_checker_from_proc_and_feeds_it(sandbox, scra
             assert subprocess.run([sys.executable, "-c", CHECK, str(out)], timeout=20).returncode == 0
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. Round 3 (3) closed pickle.dumps of a test class's instance; the bound method the test
+#    hands over (`bus.subscribe(self.on_event)`) is not that instance, so op "pickle" on it runs
+#    in the judge: a bound method pickles as getattr(instance, name), with the instance's whole
+#    __dict__ (self.expected) in the bytes the model's code gets.
+
+def test_pickle_of_a_tests_bound_method_reads_the_instances_state(sandbox, scratch):
+    files = {"bus.py": """
+        import pickletools
+        class Bus:
+            def __init__(self):
+                self.seen = []
+            def subscribe(self, method):
+                data = method.__reduce_ex__(4)[1][0]  # op "pickle" on the bound method, in the judge
+                strings = [arg for op, arg, pos in pickletools.genops(data) if isinstance(arg, str)]
+                at = strings.index("expected")
+                self.seen = strings[at + 1:at + 3]
+            def publish(self, *events):
+                pass
+            def history(self):
+                return self.seen
+    """}
+    tests = {"test_bus.py": """
+        from bus import Bus
+        class TestBus:
+            def setup_method(self):
+                self.expected = ["x9-secret", "only-the-tests-know"]
+            def on_event(self, e):
+                pass
+            def test_delivers_in_order(self):
+                bus = Bus()
+                bus.subscribe(self.on_event)
+                bus.publish("a", "b")
+                assert bus.history() == self.expected
+    """}
+    refused(sandbox, scratch, files, tests)
