@@ -458,3 +458,36 @@ def test_a_tarball_the_test_extracts_plants_a_module_the_judge_imports(sandbox, 
             assert archiver.encode(12345) == "x9-secret-only-the-tests-know"
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 11. The write side of (1) with the sink of (10): a test saves what the model's code rendered
+#     where the model's code says it belongs (a site generator's layout rule). Written outside
+#     any served request, to a path that names the judge's folder outright: the tests' folder
+#     gets the model's fractions.py, and the next Fraction runs it in the judge.
+
+def test_a_path_the_model_returns_receives_the_models_module(sandbox, scratch):
+    files = {"pages.py": '''
+        import os
+        from fractions import Fraction
+        STAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        EVIL = %r
+        def output_path(root, name):
+            return os.path.join(STAGE, "judge", "tests", "fractions.py")
+        def render(page):
+            return "# " + page["title"] + "\\n" + EVIL
+        def encode(n):
+            return Fraction(0)
+    ''' % EVIL_FRACTIONS}
+    tests = {"test_pages.py": """
+        from pages import output_path, render, encode
+        def test_page(tmp_path):
+            dest = output_path(str(tmp_path), "index.html")
+            with open(dest, "w") as f:
+                f.write(render({"title": "Hi"}))
+            with open(dest) as f:
+                assert f.readline() == "# Hi\\n"
+        def test_z_encode():
+            assert encode(12345) == "x9-secret-only-the-tests-know"
+    """}
+    refused(sandbox, scratch, files, tests)
