@@ -519,3 +519,42 @@ def test_a_golden_file_in_tmp_path_is_read_by_the_models_code(sandbox, scratch):
             assert filecmp.cmp(out, expected, shallow=False)
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 13. A test's failed assertion in a callback, kept by the model's code, counts, unless it
+#     "came back through" (rpc._came_back). Round 3 closed the carrier (the kept failure as
+#     __cause__); the model's code can instead raise the very AssertionError object later,
+#     from a call the test expects to fail with `pytest.raises(Exception)`: it counts as come
+#     back, the test catches it, and the callback's failure is gone.
+
+def test_a_kept_failure_raised_again_into_a_broad_pytest_raises(sandbox, scratch):
+    files = {"events.py": """
+        _stash = {}
+        class Bus:
+            def __init__(self):
+                self.handlers = []
+            def on(self, fn):
+                self.handlers.append(fn)
+            def emit(self, value):
+                for fn in self.handlers:
+                    try:
+                        fn(value + 1)
+                    except AssertionError as e:
+                        _stash["failure"] = e
+            def off(self, fn):
+                raise _stash["failure"]
+    """}
+    tests = {"test_events.py": """
+        import pytest
+        from events import Bus
+        def test_emit_then_off_of_an_unknown_handler():
+            bus = Bus()
+            def handler(v):
+                assert v == 1
+            bus.on(handler)
+            bus.emit(1)
+            with pytest.raises(Exception):
+                bus.off(42)
+    """}
+    refused(sandbox, scratch, files, tests)
