@@ -21,7 +21,8 @@ from test_cli_as_typed import clone, user  # noqa: F401  (the fixture and the us
 ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-pytestmark = pytest.mark.ray
+# one xdist worker runs the whole module: one cluster (not one per worker), and the lost-node test last
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 
 
 @pytest.fixture(scope="module")
