@@ -5,7 +5,9 @@ seconds.total) and its process's wall time as the batch saw it; their difference
 overhead of one run (interpreter start, imports, connecting, sandbox set-up, writing results;
 with Ray also scheduling the task and its answer). Ray: a one-node cluster on this machine
 (ray.cluster_utils, a `sandbox` per core), started once (its start-up is printed), and before it
-a batch with no cluster running, which starts its own Ray (its start-up is in its wall time).
+a batch with no cluster running, which starts its own Ray (its start-up is in its wall time;
+with a cluster already running here it joins that one instead; Ray 2.60 writes its token to
+~/.ray/auth_token then).
 Without Ray installed, local only. Prints a table; asserts nothing.
 
     .venv/bin/python bench/batch_bench.py [--tasks 8]
