@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import shutil
 import signal
 import socket
@@ -530,7 +531,9 @@ def make_executor(config: Config):
     except ray_executor.RayMissing as e:
         raise ConfigError(str(e)) from None
     except (ConnectionError, ValueError, RuntimeError) as e:
-        raise ConfigError(f"--executor ray: no Ray cluster to join at {config.ray_address or 'auto'}: {e}") from None
+        token = "" if os.environ.get("RAY_AUTH_MODE") == "token" else \
+            " (a cluster with token authentication needs RAY_AUTH_MODE=token and its token here too)"
+        raise ConfigError(f"--executor ray: no Ray cluster to join at {config.ray_address or 'auto'}: {e}{token}") from None
 
 
 def passed_flags(args) -> dict:

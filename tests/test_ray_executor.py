@@ -21,7 +21,8 @@ from test_cli_as_typed import clone, user  # noqa: F401  (the fixture and the us
 ray = pytest.importorskip("ray")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-pytestmark = pytest.mark.ray
+# one xdist worker runs the whole module: one cluster (not one per worker), and the lost-node test last
+pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 
 
 @pytest.fixture(scope="module")
@@ -124,9 +125,9 @@ def test_ctrl_c_stops_the_runs_on_the_nodes_and_resume_runs_only_what_is_not_don
 def test_packed_run_folders_come_back_as_the_shared_ones(clone, cluster):
     write_tasks(clone, {"alpha": 1, "gamma": 3})
     scripts = {"alpha": solve("alpha", 1), "gamma": wrong("gamma")}
-    for mode in ("shared", "packed"):
-        with PerTaskKoboldCpp(scripts) as server:
-            proc = user(clone, "--batch", "batch_tasks", "--server", f"{server.url}#2", "--batch-id", mode,
+    for mode in ("shared", "packed"):  # a server each (KoboldCPP's token count is of its last generation, any run's)
+        with PerTaskKoboldCpp(scripts) as one, PerTaskKoboldCpp(scripts) as two:
+            proc = user(clone, "--batch", "batch_tasks", "--server", f"{one.url},{two.url}", "--batch-id", mode,
                         "--isolation", "bwrap", *on_ray(cluster, "--ray-run-folders", mode))
         assert proc.returncode == 1, proc.stdout + proc.stderr
     assert statuses(summary(clone, "packed")) == statuses(summary(clone, "shared")) == {"alpha": "solved", "gamma": "unsolved"}
@@ -155,7 +156,9 @@ def test_a_lost_worker_node_s_run_goes_on_on_the_other_node(clone, cluster):
     """Last in the module: it takes a worker node away."""
     write_tasks(clone, {"alpha": 1, "beta": 2})
     alpha = solve("alpha", 1)
-    scripts = {"alpha": [alpha[0], {"delay": 120, "text": "x"}, *alpha[1:]], "beta": solve("beta", 2)}
+    # the stalled generation runs on after its run is lost (no one is left to abort it), and the
+    # resumed run waits behind it: long enough to remove the node, short enough for the suite
+    scripts = {"alpha": [alpha[0], {"delay": 10, "text": "x"}, *alpha[1:]], "beta": solve("beta", 2)}
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
     with PerTaskKoboldCpp(scripts) as server:
         batch = subprocess.Popen([sys.executable, "run_task.py", "--batch", "batch_tasks", "--server", f"{server.url}#2",
