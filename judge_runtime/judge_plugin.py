@@ -15,6 +15,7 @@ import importlib.machinery
 import importlib.util
 import io
 import json
+import linecache
 import os
 import pickle
 import random
@@ -138,10 +139,17 @@ def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
 # start a process unconfined (posix_spawn).
 _NEVER = frozenset({"os.exec", "os.posix_spawn", "os.spawn"})
 _NOT_FOR_THE_MODEL = frozenset({"os.fork", "os.forkpty", "ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function",
-                                "sqlite3.enable_load_extension", "sqlite3.load_extension", "compile", "exec"})
+                                "compile", "exec", "os.putenv", "os.unsetenv"})
 _PATHS_FIRST = frozenset({"open", "os.listdir", "os.scandir", "os.chmod", "os.chown", "os.rename", "os.remove",
                           "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.truncate", "os.utime", "shutil.rmtree",
-                          "shutil.copyfile", "shutil.copytree", "shutil.move"})  # events whose first arguments are paths
+                          "shutil.copyfile", "shutil.copytree", "shutil.move", "os.mkfifo", "os.mknod"})  # paths first
+_WRITES = _PATHS_FIRST - {"open", "os.listdir", "os.scandir"}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+# Where nothing is written while the tests run, whoever asks: the judge's own folder (its tests,
+# their data) and every folder the judge imports code from (sys.path: a file planted there, by a
+# tarball a test extracts or a path the model's code names, would run in the judge).
+_NO_WRITES_INTO = tuple(sorted({os.path.realpath(p) + os.sep for p in (os.path.dirname(TESTS_DIR), _HERE, *sys.path)
+                                if p and os.path.isdir(p)}))
 
 
 def _private(path: str) -> bool:
@@ -151,20 +159,89 @@ def _private(path: str) -> bool:
     return False
 
 
+def _writes_into_the_judge(event: str, args: tuple) -> bool:
+    if event == "open":
+        mode, flags = (args + (None, None))[1:3]
+        if not ((isinstance(mode, str) and set(mode) & set("wax+")) or (isinstance(flags, int) and flags & _WRITE_FLAGS)):
+            return False
+    elif event not in _WRITES:
+        return False
+    for path in _paths(event, args, made=True):
+        for where in (os.path.abspath(path), os.path.realpath(path)):
+            if (where + os.sep).startswith(_NO_WRITES_INTO):
+                return True
+    return False
+
+
+def _paths(event: str, args: tuple, made: bool = False) -> list[str]:
+    """The paths an event of _PATHS_FIRST acts on (open's second argument is its mode; made: of
+    a link, only where it is made, as it may point anywhere)."""
+    given = args[:1] if event in ("open", "os.listdir", "os.scandir") else \
+        args[1:2] if made and event == "os.symlink" else args[:2]
+    return [os.fsdecode(p) for p in given if isinstance(p, (str, bytes, os.PathLike))]
+
+
+def _reads_a_tests_source(args: tuple) -> bool:
+    """A test's source file opened while the tests run, other than by the import system (a
+    helper module imported late): pytest and inspect have their lines from linecache, filled at
+    collection. A path the model's code returned can name them; a test has no need to."""
+    if not args or not isinstance(args[0], (str, bytes, os.PathLike)):
+        return False
+    path = os.path.realpath(os.fsdecode(args[0]))
+    if not path.startswith(TESTS_DIR + os.sep) or not path.endswith((".py", ".pyc")):
+        return False
+    caller = sys._getframe(2).f_code  # (0: here, 1: the audit hook, 2: what opened the file)
+    return not (caller.co_name == "get_data" and caller.co_filename.startswith("<frozen importlib"))
+
+
+def _loads_a_library_the_model_could_write(event: str, args: tuple) -> bool:
+    """sqlite3 extensions are never enabled in the judge (SQL's own load_extension() raises no
+    event); a library by path only from a folder the worker cannot write (not the stage, not a
+    world-writable folder such as /tmp)."""
+    if event == "sqlite3.enable_load_extension":
+        return bool(args[1:2] and args[1])
+    if event == "sqlite3.load_extension":
+        return True
+    if event != "ctypes.dlopen" or not args or not isinstance(args[0], (str, bytes)) or "/" not in os.fsdecode(args[0]):
+        return False
+    real = os.path.realpath(os.fsdecode(args[0]))
+    if real.startswith(os.path.dirname(os.path.dirname(TESTS_DIR)) + os.sep):
+        return True
+    folder = os.path.dirname(real)
+    while True:
+        try:
+            if os.stat(folder).st_mode & stat.S_IWOTH:
+                return True
+        except OSError:
+            return True
+        if folder == os.path.dirname(folder):
+            return False
+        folder = os.path.dirname(folder)
+
+
 def _refuse_for_the_model(event: str, args: tuple) -> None:
     if event in _NEVER:
         raise PermissionError(f"the judge does not run {event} (a test's commands run confined: subprocess, os.system)")
+    if _TESTS_RUNNING and event == "open" and _reads_a_tests_source(args):
+        raise PermissionError(f"{os.fsdecode(args[0])}: the tests' own code is not read while they run (a path the "
+                              f"model's code named?); their data files are")
+    if _TESTS_RUNNING and _writes_into_the_judge(event, args) and os.fsdecode(args[0]) not in _OWN_FILES:
+        raise PermissionError(f"{event} {args[:2]!r}: nothing is written into the tests' folder or where the judge "
+                              f"imports code from")
+    if _loads_a_library_the_model_could_write(event, args):
+        raise PermissionError(f"{event}: the judge loads no library the model's code could have written")
     if not rpc.acting_for_the_model():
         return
     if event in _NOT_FOR_THE_MODEL:
         raise PermissionError(f"refused in the judge while it acts for the model's code: {event}")
     if event in _PATHS_FIRST:
-        for path in args[:2]:
-            if isinstance(path, (str, bytes, os.PathLike)) and _private(os.fsdecode(path)):
-                raise PermissionError(f"{os.fsdecode(path)}: the judge's own files; refused while it acts for the "
-                                      f"model's code")
+        for path in _paths(event, args):
+            if _private(path):
+                raise PermissionError(f"{path}: the judge's own files; refused while it acts for the model's code")
 
 
+_TESTS_RUNNING = False  # from the end of collection to the session's end (then the judge writes its record)
+_OWN_FILES = {SPEC["log"], SPEC["record"]}  # the judge writes these itself (a new worker's log)
 sys.addaudithook(_refuse_links_into_the_judge)
 sys.addaudithook(_refuse_for_the_model)
 REAL_OPEN, REAL_OS_OPEN = builtins.open, os.open
@@ -851,13 +928,37 @@ class Record:
 RECORD = Record()
 
 
+def _no_current_test_var(item, when) -> None:
+    """pytest sets PYTEST_CURRENT_TEST to the test's id, parameters included (the expected values
+    of a parametrized test): an os.environ the tests handed the model's code would show it."""
+
+
+def _neutral_tmp_path(request, factory):
+    """tmp_path named `test0`, `test1` ...: pytest names it after the test, parameters included,
+    and the worker sees its path."""
+    return factory.mktemp("test", numbered=True)
+
+
+import _pytest.runner  # noqa: E402 (pytest's own: loaded already)
+import _pytest.tmpdir  # noqa: E402
+
+_pytest.runner._update_current_test_var = _no_current_test_var
+_pytest.tmpdir._mk_tmp = _neutral_tmp_path
+
+
 def pytest_collectreport(report):
     if report.failed:
         RECORD.collection_errors.append(report.nodeid)
 
 
 def pytest_collection_finish(session):
+    global _TESTS_RUNNING
     RECORD.collected = len(session.items)
+    for folder, _, names in os.walk(TESTS_DIR):  # the tests' lines for tracebacks, read now (_reads_a_tests_source)
+        for name in names:
+            if name.endswith(".py"):
+                linecache.getlines(os.path.join(folder, name))
+    _TESTS_RUNNING = True
 
 
 def pytest_runtest_logreport(report):
@@ -928,6 +1029,8 @@ def pytest_runtest_call(item):
 def pytest_sessionfinish(session, exitstatus):
     """The worker and everything it started are gone before pytest writes its report; then the
     judge's own record."""
+    global _TESTS_RUNNING
+    _TESTS_RUNNING = False
     WORKER.stop()
     RECORD.write(exitstatus)
 

@@ -116,7 +116,8 @@ _PYTEST_MEANINGFUL = ("test", "Test", "pytest", "setup", "teardown", "setUp", "t
 # The harness: pytest, pluggy and the judge itself. Its objects reach the model's code only as
 # opaque handles (a Metafunc or a fixture request leads to every hook of the judge).
 _HARNESS_MODULES = ("_pytest", "pytest", "pluggy", "judge_plugin", "_judge_sweep", "py.")  # rpc.py's own dispatchers are handed out
-_FAILURES_IN_MODEL_HANDS: list = []  # (judge) the tests' failed assertions the model's code has not let through
+_FAILURES_IN_MODEL_HANDS: list = []  # (judge) the tests' failed assertions the model's code has not let through,
+# each with the call of ours it went into the model's hands in
 
 
 def _iteration_step(op: str, args: tuple) -> bool:
@@ -138,19 +139,27 @@ def failures_kept_by_the_model() -> list:
     """(judge) The tests' failed assertions that went into the model's code (a callback it
     called, the body of its context manager) and never came out: they count all the same. The
     list is emptied: each phase of a test asks once."""
-    kept = list(_FAILURES_IN_MODEL_HANDS)
+    kept = [exc for exc, _ in _FAILURES_IN_MODEL_HANDS]
     _FAILURES_IN_MODEL_HANDS.clear()
     return kept
 
 
-def _came_back(exc) -> None:
-    """(judge) An exception the model's code raised to the test: if it is a test failure itself
-    it came back through. Never one in its chain: the model's code can set any cause on an
-    exception it then catches again."""
-    for i, kept in enumerate(_FAILURES_IN_MODEL_HANDS):
-        if kept is exc:
+def _came_back(exc, qid: int) -> None:
+    """(judge) An exception the model's code raised to the test as the answer to our call `qid`:
+    if it is a test failure that went into the model's hands during that very call, it came
+    back through. Never one in its chain (the model's code can set any cause on an exception it
+    then catches again), nor a failure kept from an earlier call and raised now."""
+    for i, (kept, during) in enumerate(_FAILURES_IN_MODEL_HANDS):
+        if kept is exc and during == qid:
             del _FAILURES_IN_MODEL_HANDS[i]
             return
+
+
+def _keep_failure(exc) -> None:
+    """(judge) A test's failure went into the model's hands, during the innermost call this
+    thread is making into the model's code (None: no call of ours, it can never come back)."""
+    asking = getattr(FOR_THE_MODEL, "asking", None)
+    _FAILURES_IN_MODEL_HANDS.append((exc, asking[-1] if asking else None))
 
 
 def _of_the_harness(obj) -> bool:
@@ -483,6 +492,8 @@ class Connection:
         question = {"q": qid, "op": op, "a": encoded}
         if self._serving:  # part of answering the worker's question: the thread that asked it answers this
             question["in"] = self._serving[-1]
+        asking = FOR_THE_MODEL.__dict__.setdefault("asking", [])
+        asking.append(qid)
         try:
             if self._routed:
                 inbox = self._inbox()
@@ -499,10 +510,11 @@ class Connection:
             self._fail(PeerGone("an exchange with the other side was abandoned"), explain=False)
             raise
         finally:
+            asking.pop()
             if qid in self._pending:
                 self._pending.remove(qid)
         try:
-            return self._finish(msg, memo, sent)
+            return self._finish(msg, memo, sent, qid)
         except (StopIteration, StopAsyncIteration) as stop:
             if not self.guarded or _iteration_step(op, args):
                 raise
@@ -567,7 +579,7 @@ class Connection:
         for inbox in [self._main_inbox, *self._inboxes]:
             inbox.put(None)
 
-    def _finish(self, msg: dict, memo: _Memo, sent: int):
+    def _finish(self, msg: dict, memo: _Memo, sent: int, qid: int):
         __tracebackhide__ = True
         try:
             failed = "e" in msg
@@ -585,7 +597,7 @@ class Connection:
                 _check(isinstance(value, BaseException), "an error that is not an exception")
                 value = self._admissible(value)
                 if self.guarded:
-                    _came_back(value)
+                    _came_back(value, qid)
         except RpcError as e:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
@@ -682,7 +694,7 @@ class Connection:
             raise
         except BaseException as exc:  # the model's code may raise anything; a test's callback too
             if self.guarded and _is_test_failure(exc):
-                _FAILURES_IN_MODEL_HANDS.append(exc)
+                _keep_failure(exc)
             reply.pop("v", None)
             reply["e"] = self._enc_error(exc, memo)
         reply["b"] = self._write_back(memo, received)
@@ -771,6 +783,8 @@ class Connection:
             for x in operands if guarded else ():
                 if self._is_exported(x):
                     self._check_target(x, "op")  # pickle.dumps of a test instance would read its state
+            if guarded and name == "pickle":
+                return self._pickle_for_the_model(operands[0])
             return table[name](*operands)
         if op == "dir":
             (target,) = args
@@ -825,6 +839,25 @@ class Connection:
         if op != "call" and self._test_case(obj):
             raise PermissionError("an instance of a test class is the test's own state: the model's code may "
                                   "call the bound methods it was handed, nothing else")
+
+    def _pickle_for_the_model(self, obj) -> bytes:
+        """(judge) pickle.dumps of a test's object for the model's code (its copy or deepcopy):
+        never with an instance of a test class or the harness's objects inside (a bound method
+        pickles its instance, with the test's state)."""
+        import io
+        import pickle
+        conn = self
+
+        class Guarded(pickle.Pickler):
+            def persistent_id(self, x):
+                if conn._test_case(x) or _of_the_harness(x):
+                    raise PermissionError("a test instance or the harness's object would be pickled for the model's "
+                                          "code (its state is the test's)")
+                return None
+
+        buffer = io.BytesIO()
+        Guarded(buffer).dump(obj)
+        return buffer.getvalue()
 
     def _test_case(self, obj) -> bool:
         t = type(obj)
@@ -1859,7 +1892,7 @@ class _Special:
     def __exit__(self, exc_type, exc, tb):
         swallowed = bool(self.__getattr__("__exit__")(exc_type, exc, None))  # asked once: a model __bool__ could flip
         if swallowed and _is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
-            _FAILURES_IN_MODEL_HANDS.append(exc)  # the test's failed assertion in the body still counts
+            _FAILURES_IN_MODEL_HANDS.append((exc, None))  # the test's failed assertion in the body still counts
         return swallowed
 
 

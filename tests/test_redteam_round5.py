@@ -1,7 +1,15 @@
 """Red team, round 5 (after ea8c230: every command a test runs is confined; while the judge acts
 for the model's code it refuses its own folder, /proc, library loads, fork, compile). Each test
 is an attack; it FAILS when the attack works (a false "solved", or the hidden tests reach the
-model's code)."""
+model's code). What closed them: nothing is written into the tests' folder or where the judge
+imports code from while the tests run, and their source is not opened (1, 10, 11); sqlite3
+extensions never, and no library from a folder the model's code can write (4); no environment
+change for the model's code (2); no PYTEST_CURRENT_TEST, neutral tmp_path names (5, 6); no test
+instance pickled for the model's code (7); a kept failure comes back only from its own call (13);
+the tests' source, not opened while they run, closes 14 too (work the model's code hands to a
+test's own thread runs with the test's powers: a stated limit);
+standard-library names of other systems never come from the workspace in commands (3). Stated
+limits (xfail): 8 on the basic layer without namespaces, 9, 12."""
 from __future__ import annotations
 
 import pytest
@@ -297,7 +305,10 @@ def test_tmp_path_names_carry_the_parametrize_values(sandbox, scratch, how):
 #    own checker from /proc (the expected value is in its `-c` source) and answers through a
 #    FIFO the model's code left where the report should be: the checker reads what it expects.
 
-def test_the_worker_reads_the_tests_checker_from_proc_and_feeds_it(sandbox, scratch):
+def test_the_worker_reads_the_tests_checker_from_proc_and_feeds_it(sandbox, scratch, request):
+    if sandbox.confinement.layer == "basic" and not sandbox.confinement.namespaces:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="a stated limit (README): on the basic layer "
+                                              "without namespaces a test's commands run beside the worker, as its user"))
     files = {"report.py": r"""
         import ast, os, re, threading, time
         def _feed(path):
@@ -379,6 +390,8 @@ def test_pickle_of_a_tests_bound_method_reads_the_instances_state(sandbox, scrat
 #    no sitecustomize, yet both keep the command's folder (the workspace) first on sys.path: the
 #    model's json.py answers the test's own checker, as in round 4 (8).
 
+@pytest.mark.xfail(strict=True, reason="a stated limit (README, Judged runs): python -E or -S skips the "
+                   "libraries-first rule of a test's own commands")
 @pytest.mark.parametrize("flag", ["-E", "-S"])
 def test_a_checker_run_with_E_or_S_imports_the_models_json(sandbox, scratch, flag):
     files = {"report.py": """
@@ -499,6 +512,7 @@ def test_a_path_the_model_returns_receives_the_models_module(sandbox, scratch):
 #     file the test writes next to the output (to compare with filecmp, diff or cmp) is read, or
 #     rewritten, by the model's code: the expected value reaches it without being an argument.
 
+@pytest.mark.xfail(strict=True, reason="a stated limit (README, Judged runs): what a test writes into tmp_path is the model's code's to read and write")
 def test_a_golden_file_in_tmp_path_is_read_by_the_models_code(sandbox, scratch):
     files = {"convert.py": """
         import os, shutil

@@ -643,6 +643,39 @@ def test_every_command_a_test_runs_works_confined(sandbox, scratch):
     assert result["ok"] and result["passed"] == 3, result["output"]
 
 
+def test_the_tests_folder_while_they_run(sandbox, scratch):
+    """Its data files read, a helper module imported late, inspect.getsource and a failure's
+    source lines all work; what is refused (red team round 5): opening the tests' source files,
+    and writing anything into the folder (a file there could become code in the judge)."""
+    files = {"calc.py": "def add(a, b):\n    return a + b\n"}
+    tests = {"data.json": '{"cases": [[1, 2, 3]]}', "helpers/__init__.py": "", "helpers/late.py": "TWO = 2\n",
+             "test_calc.py": """
+        import inspect, json, os
+        import pytest
+        from calc import add
+        HERE = os.path.dirname(os.path.abspath(__file__))
+        def test_data_file_and_late_import():
+            with open(os.path.join(HERE, "data.json")) as f:
+                for a, b, total in json.load(f)["cases"]:
+                    assert add(a, b) == total
+            from helpers.late import TWO
+            assert add(TWO, TWO) == 4
+            assert "def test_data_file_and_late_import" in inspect.getsource(test_data_file_and_late_import)
+        def test_refused():
+            with pytest.raises(PermissionError):
+                open(__file__).read()
+            with pytest.raises(PermissionError):
+                open(os.path.join(HERE, "out.txt"), "w")
+            with pytest.raises(PermissionError):
+                open(os.path.join(HERE, "fractions.py"), "w")
+        def test_a_failure_shows_its_line():
+            assert add(2, 2) == 5, "the failing line"
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert (result["passed"], result["failed"]) == (2, 1), result["output"]
+    assert 'assert add(2, 2) == 5, "the failing line"' in result["output"], result["output"]
+
+
 def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
     files = {"cli.py": """
         def main(name):

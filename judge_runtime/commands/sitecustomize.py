@@ -2,7 +2,8 @@
 PYTHONPATH starts with this folder. The judge's rule for the tests' imports holds in their
 commands too: the standard library and installed libraries win over a module of the same name in
 the workspace, the command's folder or its script's folder (a model-written json.py must not
-answer a test's own checker's `import json`). The model's other modules import as usual. Then
+answer a test's own checker's `import json`; a model nt.py is not the standard library's `nt`
+of Windows). The model's other modules import as usual. Then
 the interpreter's own sitecustomize, if it has one, runs as it would have."""
 import importlib.machinery
 import importlib.util
@@ -23,7 +24,11 @@ class LibrariesFirst:
     def find_spec(name, path=None, target=None):
         if path is not None:
             return None
-        return importlib.machinery.PathFinder.find_spec(name, LIBRARIES)
+        spec = importlib.machinery.PathFinder.find_spec(name, LIBRARIES)
+        if spec is None and name in sys.stdlib_module_names:  # another system's (nt, winreg, msvcrt ...)
+            raise ModuleNotFoundError(f"No module named {name!r} (a standard library module of another system)",
+                                      name=name)
+        return spec
 
 
 sys.meta_path.insert(min(2, len(sys.meta_path)), LibrariesFirst)
