@@ -325,7 +325,7 @@ class Workspace:
         except Refused:
             return None
 
-    def state(self) -> str:
+    def digest(self) -> str:
         """One digest of the whole workspace: equal digests, nothing changed in between."""
         digest = hashlib.sha256()
         for name, kind, data in self.entries():  # each part length-prefixed: no two workspaces read alike

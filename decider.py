@@ -49,7 +49,7 @@ class Note:
         return asdict(self)
 
 
-def state(purpose: str, files: list[str], diff: str) -> str:
+def situation(purpose: str, files: list[str], diff: str) -> str:
     """The situation the decider judges: what is about to run, and what changed (all of it)."""
     changed = ", ".join(files) or "none"
     return (f"A coding agent wrote code in its working folder; pytest is about to run it ({purpose}).\n"
@@ -63,7 +63,7 @@ def note(decider: "SystemOne | CodingModel", purpose: str, files: list[str], dif
     if len(diff) > STATE_CHARS:
         why = f"the changes are {len(diff)} characters, more than the {STATE_CHARS} it reads"
         return Note(_label(LOOK), 1.0, 0.0, decider.source, unasked=why)
-    return decider.ask(state(purpose, files, diff))
+    return decider.ask(situation(purpose, files, diff))
 
 
 def _label(choice: str) -> str:

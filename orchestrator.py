@@ -188,7 +188,7 @@ class Orchestrator:
     def _nudge(self, error: str) -> None:
         if self.state.nudges > self.config.max_nudges:
             raise RunEnded(Status.UNSOLVED, f"the model stopped without finish {self.state.nudges} times")
-        declined = self._approved("a nudge (the model stopped without an action)")
+        declined = self._declined("a nudge (the model stopped without an action)")
         if declined:
             self._observe(prompts.nudge_declined(error, declined))
             return
@@ -200,13 +200,13 @@ class Orchestrator:
     def _execute(self, action: act.Action) -> tuple[str, Optional[str], str]:
         """The observation, why the action was a no-op (None when it did something), and the
         state of the workspace afterwards."""
-        before = self.workspace.state()
+        before = self.workspace.digest()
         last = self.state.last_run
         if isinstance(action, act.RunTests):
             if last and before == last.get("workspace_state") and last["outcome"] != "not_run":
                 return (prompts.nothing_changed_since_tests(last["output"]),
                         "the tests were re-run with no change since the last run", before)
-            return self._approved("the model's run_tests") or self._run_tests().output, None, before
+            return self._declined("the model's run_tests") or self._run_tests().output, None, before
         if isinstance(action, act.Finish):
             return self._finish(action, before), None, before
         if isinstance(action, act.ReadFile) and self.reads.get(action.path) == before:
@@ -218,9 +218,9 @@ class Orchestrator:
             self.reads[action.path] = before  # a failed read is not remembered
         if isinstance(action, (act.ReadFile, act.ListFiles)):
             return observation, None, before
-        return observation, "the same content was written again" if same else None, self.workspace.state()
+        return observation, "the same content was written again" if same else None, self.workspace.digest()
 
-    def _approved(self, purpose: str, files: Optional[dict[str, bytes]] = None) -> Optional[str]:
+    def _declined(self, purpose: str, files: Optional[dict[str, bytes]] = None) -> Optional[str]:
         """The one hook before the model's code runs (every test run, judged ones too): None when
         it may run, else why not (the user said no, or the decision model's note was above
         --decider-block). Each ask is an `approval` event. files: what will run (the workspace)."""
@@ -232,7 +232,7 @@ class Orchestrator:
     def _run_tests(self) -> TestRun:
         """Every test run goes through here: on a fresh copy of the workspace, with the task's
         tests laid over it and checked afterwards (sandbox.run_pytest says what a run proves)."""
-        state = self.workspace.state()
+        state = self.workspace.digest()
         run = self.sandbox.run_pytest(self.workspace.root, self.run_dir / "sandbox", trusted=self.protected)
         self.record("test_run", workspace_state=state, **run.to_dict())
         return run
@@ -255,7 +255,7 @@ class Orchestrator:
         if restored:
             reason = prompts.protected_changed(restored)
         elif last is None or self.state.run_before_resume or state != last.get("workspace_state"):
-            reason = self._approved("the finish gate (files changed since the last run, or the run was resumed)")
+            reason = self._declined("the finish gate (files changed since the last run, or the run was resumed)")
             if reason is None:
                 run = self._run_tests()
                 reason = None if run.ok else prompts.tests_fail_now(run.output)
@@ -284,7 +284,7 @@ class Orchestrator:
         source = self.run_dir / "proof" / "start"
         isolation.remove_tree(source.parent)
         proof = {**start, **{rel: self.workspace.read_bytes(rel).decode("utf-8", "replace") for rel in own}}
-        declined = self._approved("the model's own tests on the task's starting files (do they test the change?)",
+        declined = self._declined("the model's own tests on the task's starting files (do they test the change?)",
                                   {rel: content.encode("utf-8") for rel, content in proof.items()})
         if declined:
             return declined
@@ -304,7 +304,7 @@ class Orchestrator:
         then `solved` only if verdict.failed_check finds nothing."""
         suites = {"hidden tests": self.task.spec.hidden_tests, "protected tests": self.protected}
         judged, stopped = verdict.judge_task(self.sandbox, self.workspace.root, suites, self.run_dir,
-                                             status == Status.INTERRUPTED, self._approved, self.record, self.say)
+                                             status == Status.INTERRUPTED, self._declined, self.record, self.say)
         if stopped:
             status, reason = Status.INTERRUPTED, stopped
         if status == Status.SOLVED:

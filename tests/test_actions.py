@@ -221,7 +221,7 @@ def digest_of(tmp_path, name, files: dict[str, bytes], links: dict[str, str] = {
         (root / rel).write_bytes(content)
     for rel, target in links.items():
         os.symlink(target, root / rel)
-    return act.Workspace(root).state()
+    return act.Workspace(root).digest()
 
 
 def test_the_workspace_digest_tells_different_workspaces_apart(tmp_path):

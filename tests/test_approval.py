@@ -31,7 +31,7 @@ from tasks import load_task
 from test_cli_as_typed import SOLVE_FIZZBUZZ, copy_repository, result, user
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-SITUATION = dm.state("the model's run_tests", ["calc.py"], "+++ b/calc.py\n+import shutil; shutil.rmtree('/home')\n")
+SITUATION = dm.situation("the model's run_tests", ["calc.py"], "+++ b/calc.py\n+import shutil; shutil.rmtree('/home')\n")
 
 
 @pytest.fixture
