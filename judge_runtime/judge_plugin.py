@@ -145,11 +145,13 @@ _PATHS_FIRST = frozenset({"open", "os.listdir", "os.scandir", "os.chmod", "os.ch
                           "shutil.copyfile", "shutil.copytree", "shutil.move", "os.mkfifo", "os.mknod"})  # paths first
 _WRITES = _PATHS_FIRST - {"open", "os.listdir", "os.scandir"}
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-# Where nothing is written while the tests run, whoever asks: the judge's own folder (its tests,
-# their data) and every folder the judge imports code from (sys.path: a file planted there, by a
-# tarball a test extracts or a path the model's code names, would run in the judge).
-_NO_WRITES_INTO = tuple(sorted({os.path.realpath(p) + os.sep for p in (os.path.dirname(TESTS_DIR), _HERE, *sys.path)
+# Where nothing is written while the tests run, whoever asks: the tests' folder (their code and
+# data), every folder the judge imports code from (sys.path: a file planted there, by a tarball a
+# test extracts or a path the model's code names, would run in the judge), and the files of the
+# judge's own folder (its record; its home/ and tmp/ below it are the tests' HOME and TMPDIR).
+_NO_WRITES_INTO = tuple(sorted({os.path.realpath(p) + os.sep for p in (TESTS_DIR, _HERE, *sys.path)
                                 if p and os.path.isdir(p)}))
+_JUDGE_DIR = os.path.realpath(os.path.dirname(TESTS_DIR))
 
 
 def _private(path: str) -> bool:
@@ -168,7 +170,8 @@ def _writes_into_the_judge(event: str, args: tuple) -> bool:
         return False
     for path in _paths(event, args, made=True):
         for where in (os.path.abspath(path), os.path.realpath(path)):
-            if (where + os.sep).startswith(_NO_WRITES_INTO):
+            if (where + os.sep).startswith(_NO_WRITES_INTO) or (os.path.dirname(where) == _JUDGE_DIR
+                                                                 and not os.path.isdir(where)):
                 return True
     return False
 
@@ -241,7 +244,7 @@ def _refuse_for_the_model(event: str, args: tuple) -> None:
 
 
 _TESTS_RUNNING = False  # from the end of collection to the session's end (then the judge writes its record)
-_OWN_FILES = {SPEC["log"], SPEC["record"]}  # the judge writes these itself (a new worker's log)
+_OWN_FILES = {SPEC["log"]}  # the judge writes it itself while the tests run (a new worker's log)
 sys.addaudithook(_refuse_links_into_the_judge)
 sys.addaudithook(_refuse_for_the_model)
 REAL_OPEN, REAL_OS_OPEN = builtins.open, os.open

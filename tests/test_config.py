@@ -17,7 +17,8 @@ TOP = {"server": ("http://10.0.0.2:8080", "http://10.0.0.2:8080"), "backend": ("
        "stuck_limit": ("9", 9), "max_nudges": ("0", 0), "prove_tests": ("false", False), "runs_dir": ("/tmp/r", "/tmp/r"),
        "decider": ("http://127.0.0.1:18766", "http://127.0.0.1:18766"), "decider_block": ("0.9", 0.9),
        "decider_timeout": ("2.5", 2.5),
-       "servers": ("http://a:1, http://b:2#2", ["http://a:1", "http://b:2#2"])}
+       "servers": ("http://a:1, http://b:2#2", ["http://a:1", "http://b:2#2"]), "executor": ("ray", "ray"),
+       "ray_address": ("10.0.0.5:6379", "10.0.0.5:6379"), "ray_run_folders": ("packed", "packed")}
 SANDBOX = {"python": ("/usr/bin/python3", "/usr/bin/python3"), "conda_env": ("agent-sandbox", "agent-sandbox"),
            "isolation": ("basic", "basic"), "namespaces": ("false", False), "warm": ("true", True), "network": ("true", True), "timeout": ("30", 30.0),
            "cpu_seconds": ("10", 10), "memory_mb": ("512", 512), "file_size_mb": ("8", 8),

@@ -668,11 +668,19 @@ def test_the_tests_folder_while_they_run(sandbox, scratch):
                 open(os.path.join(HERE, "out.txt"), "w")
             with pytest.raises(PermissionError):
                 open(os.path.join(HERE, "fractions.py"), "w")
+            with pytest.raises(PermissionError):
+                open(os.path.join(os.path.dirname(HERE), "record.json"), "w")
+        def test_tempfile_and_home_work():
+            import tempfile
+            with tempfile.NamedTemporaryFile("w+") as f:
+                f.write("x")
+            with open(os.path.join(os.path.expanduser("~"), "settings.ini"), "w") as f:
+                f.write("[a]")
         def test_a_failure_shows_its_line():
             assert add(2, 2) == 5, "the failing line"
     """}
     result = judged(sandbox, scratch, files, tests)
-    assert (result["passed"], result["failed"]) == (2, 1), result["output"]
+    assert (result["passed"], result["failed"]) == (3, 1), result["output"]
     assert 'assert add(2, 2) == 5, "the failing line"' in result["output"], result["output"]
 
 
