@@ -86,3 +86,61 @@ def test_a_test_runs_the_code_the_model_generated_in_the_judge(sandbox, scratch,
             assert codegen.encode(12345) == "x9-secret-only-the-tests-know"
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. An instance of a test class is opaque to the model's code (round 3, round 5 (8)), but the
+#    judge knows a test class only by the default names: `Test*` or a unittest.TestCase
+#    (rpc._test_case). A task whose pytest.ini collects other classes (`python_classes =
+#    *Suite`, `Check*`: pytest's own option) hands the model's code the whole instance through
+#    the bound method a test passes on: its __self__, then the test's state (self.expected).
+
+SUITE_CLASS = {
+    "self": """
+        class Bus:
+            def __init__(self):
+                self.seen = []
+            def subscribe(self, method):
+                self.seen = list(method.__self__.expected)
+            def publish(self, *events):
+                pass
+            def history(self):
+                return self.seen
+    """,
+    "pickle": """
+        import pickletools
+        class Bus:
+            def __init__(self):
+                self.seen = []
+            def subscribe(self, method):
+                data = method.__reduce_ex__(4)[1][0]  # op "pickle" on the bound method, in the judge
+                strings = [arg for op, arg, pos in pickletools.genops(data) if isinstance(arg, str)]
+                at = strings.index("expected")
+                self.seen = strings[at + 1:at + 3]
+            def publish(self, *events):
+                pass
+            def history(self):
+                return self.seen
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(SUITE_CLASS))
+def test_a_test_class_named_by_python_classes_is_not_opaque(sandbox, scratch, how):
+    tests = {"pytest.ini": """
+        [pytest]
+        python_classes = *Suite
+    """, "test_bus.py": """
+        from bus import Bus
+        class BusSuite:
+            def setup_method(self):
+                self.expected = ["x9-secret", "only-the-tests-know"]
+            def on_event(self, e):
+                pass
+            def test_delivers_in_order(self):
+                bus = Bus()
+                bus.subscribe(self.on_event)
+                bus.publish("a", "b")
+                assert bus.history() == self.expected
+    """}
+    refused(sandbox, scratch, {"bus.py": SUITE_CLASS[how]}, tests)
