@@ -144,3 +144,42 @@ def test_a_test_class_named_by_python_classes_is_not_opaque(sandbox, scratch, ho
                 assert bus.history() == self.expected
     """}
     refused(sandbox, scratch, {"bus.py": SUITE_CLASS[how]}, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. A test that runs over its time fails alone: the judge raises Overtime in it (an Exception)
+#    wherever it is. The model's code that should raise simply never answers: the judge, waiting
+#    for the reply inside the test's `pytest.raises(Exception)` (or an `except Exception`), gets
+#    Overtime there, which the test's own check takes for the error it expects: the test passes.
+
+OVERTIME_TESTS = {
+    "pytest.raises": """
+        import pytest
+        from parse import parse
+        def test_rejects_garbage():
+            with pytest.raises(Exception):
+                parse("not a number")
+    """,
+    "except": """
+        from parse import parse
+        def test_rejects_garbage():
+            try:
+                parse("not a number")
+            except Exception:
+                return
+            raise AssertionError("parse accepted garbage")
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(OVERTIME_TESTS))
+def test_a_call_that_never_answers_raises_overtime_into_the_tests_except(sandbox, scratch, how):
+    files = {"parse.py": """
+        import time
+        def parse(text):
+            if text.strip().isdigit():
+                return int(text)
+            while True:  # should raise ValueError: wait for the judge's clock instead
+                time.sleep(1)
+    """}
+    refused(sandbox, scratch, files, {"test_parse.py": OVERTIME_TESTS[how]})
