@@ -183,3 +183,46 @@ def test_a_call_that_never_answers_raises_overtime_into_the_tests_except(sandbox
                 time.sleep(1)
     """}
     refused(sandbox, scratch, files, {"test_parse.py": OVERTIME_TESTS[how]})
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. "none skipped" (README, The verdict; verdict.judge: "importorskip on a module the model
+#    broke") is counted per collected item. A skip at collection time (`pytest.importorskip` at
+#    a test module's top, `pytest.skip(allow_module_level=True)`) removes the module's items
+#    before they are counted: the judge's record holds neither an item nor a collection error,
+#    pytest exits 0, and the verdict is solved without the skipped module's tests. The model's
+#    module need only fail to import.
+
+SKIPPED_AT_COLLECTION = {
+    "importorskip": """
+        import pytest
+        extras = pytest.importorskip("extras")
+        def test_z_encode():
+            assert extras.encode(12345) == "x9-secret-only-the-tests-know"
+    """,
+    "module-level skip": """
+        import pytest
+        try:
+            import extras
+        except ImportError:
+            pytest.skip("extras not available", allow_module_level=True)
+        def test_z_encode():
+            assert extras.encode(12345) == "x9-secret-only-the-tests-know"
+    """,
+}
+
+
+@pytest.mark.parametrize("how", sorted(SKIPPED_AT_COLLECTION))
+def test_a_test_module_skipped_at_collection_is_not_counted(sandbox, scratch, how):
+    files = {"core.py": """
+        def add(a, b):
+            return a + b
+    """, "extras.py": """
+        import a_library_that_is_not_installed  # ModuleNotFoundError, as pytest.importorskip wants
+    """}
+    tests = {"test_core.py": """
+        from core import add
+        def test_add():
+            assert add(2, 3) == 5
+    """, "test_extras.py": SKIPPED_AT_COLLECTION[how]}
+    refused(sandbox, scratch, files, tests, failed=0)
