@@ -356,3 +356,38 @@ def test_a_symlink_to_the_judges_own_log_is_planted_in_the_tests_folder(sandbox,
             assert archiver.encode(12345) == "x9-secret-only-the-tests-know"
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# 1c. The same door in a test that runs the library's doctests (`doctest.testmod(mylib)`): the
+#     examples are the model's docstrings, and doctest executes them in the judge (with the
+#     worker's builtins, taken from the module's namespace: the examples do without builtins).
+
+DOCTEST_PAYLOAD = """
+    >>> R = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == "Record" and c.__module__ == "judge_plugin"][0]
+    >>> R.item = lambda self, report: self.outcomes.__setitem__(report.nodeid, "passed")
+    >>> G = R.write.__globals__
+    >>> G["sys"].modules["atexit"].register(lambda e=G["os"]._exit: e(0)) and None
+"""
+
+
+def test_doctest_of_the_models_module_runs_the_models_code_in_the_judge(sandbox, scratch):
+    files = {"mylib.py": '''
+        def add(a, b):
+            """Add two numbers.
+    %s
+            >>> add(2, 3)
+            5
+            """
+            return a + b
+        def encode(n):
+            return "?"
+    ''' % DOCTEST_PAYLOAD.replace("\n    ", "\n            ")}
+    tests = {"test_mylib.py": """
+        import doctest
+        import mylib
+        def test_docs():
+            assert doctest.testmod(mylib).failed == 0
+        def test_z_encode():
+            assert mylib.encode(12345) == "x9-secret-only-the-tests-know"
+    """}
+    refused(sandbox, scratch, files, tests)
