@@ -1,5 +1,10 @@
 """Red team, round 6 (after 9170d69). Each test is an attack; it FAILS when the attack works (a
-false "solved", or the hidden tests reach the model's code)."""
+false "solved", or the hidden tests reach the model's code). All open when written, on basic and
+bwrap: (1, 1b, 1c) the judge runs text the model's code produced (exec/import of generated code,
+eval(repr(x)), doctest.testmod); (2) a task's python_classes makes a test class unrecognised;
+(3) a call that never answers raises Overtime (an Exception) into the test's own except; (4) a
+test module skipped at collection is not counted; (5) the tests' source is readable during
+collection; (6) the own-files exemption of the write check lets a symlink into the tests' folder."""
 from __future__ import annotations
 
 import pytest
