@@ -193,8 +193,52 @@ def _reads_a_tests_source(args: tuple) -> bool:
     path = os.path.realpath(os.fsdecode(args[0]))
     if not path.startswith(TESTS_DIR + os.sep) or not path.endswith((".py", ".pyc")):
         return False
-    caller = sys._getframe(2).f_code  # (0: here, 1: the audit hook, 2: what opened the file)
-    return not (caller.co_name == "get_data" and caller.co_filename.startswith("<frozen importlib"))
+    return not _loading_code()
+
+
+def _loading_code() -> bool:
+    """An open on behalf of the import system or pytest's assertion rewriter (a test module,
+    conftest, or a helper module imported late), found among the callers of the audit hook."""
+    frame = sys._getframe(3)  # (0: here, 1: the check, 2: the audit hook, 3: what opened the file)
+    for _ in range(6):
+        if frame is None:
+            return False
+        code = frame.f_code
+        if (code.co_name == "get_data" and code.co_filename.startswith("<frozen importlib")) \
+                or (code.co_name == "_rewrite_test" and code.co_filename.endswith(os.path.join("_pytest", "assertion",
+                                                                                              "rewrite.py"))):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _loads_code_from_elsewhere(args: tuple) -> bool:
+    """The import system opens a file outside the folders the judge takes code from (the tests'
+    folder, the standard library, installed libraries): a module the model's code wrote into
+    tmp_path (spec_from_file_location, sys.path.insert) would run in the judge."""
+    if not args or not isinstance(args[0], (str, bytes, os.PathLike)):
+        return False
+    path = os.path.realpath(os.fsdecode(args[0]))
+    return not path.startswith(_NO_WRITES_INTO) and _loading_code()
+
+
+# Standard-library modules that run a string as code (they would run what the model's code returned).
+_EVALUATORS = {"timeit", "doctest", "code", "codeop", "runpy", "pdb", "bdb", "cProfile", "profile", "trace"}
+
+
+def _runs_a_string(args: tuple) -> bool:
+    """exec/eval of a code object called by a test itself (exec(codegen.render()), eval(repr(x)))
+    or by a module that runs strings (doctest of the model's module, timeit): the code may be the
+    model's output, and it would run in the judge. The code the standard library and installed
+    libraries generate from their own templates (dataclasses, namedtuple, attrs) runs as usual."""
+    code = args[0] if args else None
+    if isinstance(code, types.CodeType) and code.co_filename.startswith("<doctest"):
+        return True
+    frame = sys._getframe(2)  # (0: here, 1: the audit hook, 2: who called exec or eval)
+    caller = frame.f_code.co_filename
+    if os.path.isabs(caller) and os.path.realpath(caller).startswith(TESTS_DIR + os.sep):  # (not "<frozen ...>")
+        return True
+    return frame.f_globals.get("__name__") in _EVALUATORS
 
 
 def _loads_a_library_the_model_could_write(event: str, args: tuple) -> bool:
@@ -228,7 +272,14 @@ def _refuse_for_the_model(event: str, args: tuple) -> None:
     if _TESTS_RUNNING and event == "open" and _reads_a_tests_source(args):
         raise PermissionError(f"{os.fsdecode(args[0])}: the tests' own code is not read while they run (a path the "
                               f"model's code named?); their data files are")
-    if _TESTS_RUNNING and _writes_into_the_judge(event, args) and os.fsdecode(args[0]) not in _OWN_FILES:
+    if _TESTS_RUNNING and event == "open" and _loads_code_from_elsewhere(args):
+        raise ImportError(f"{os.fsdecode(args[0])}: the judge imports code only from the tests' folder and the "
+                          f"libraries (a module the model's code wrote would run in the judge)")
+    if _TESTS_RUNNING and event == "exec" and _runs_a_string(args):
+        raise PermissionError("the judge does not run code a test builds from text (exec, eval, doctest): it may be "
+                              "the model's output, and it would run outside the worker")
+    own = event == "open" and os.fsdecode(args[0]) in _OWN_FILES if args and isinstance(args[0], (str, bytes)) else False
+    if _TESTS_RUNNING and _writes_into_the_judge(event, args) and not own:
         raise PermissionError(f"{event} {args[:2]!r}: nothing is written into the tests' folder or where the judge "
                               f"imports code from")
     if _loads_a_library_the_model_could_write(event, args):
@@ -952,24 +1003,34 @@ _pytest.tmpdir._mk_tmp = _neutral_tmp_path
 def pytest_collectreport(report):
     if report.failed:
         RECORD.collection_errors.append(report.nodeid)
+    elif report.skipped:  # a module skipped whole (importorskip of a module the model broke): its tests never ran
+        RECORD.outcomes[report.nodeid] = "skipped"
 
 
-def pytest_collection_finish(session):
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """From here on the tests' folder is read-only and their source is not opened but to import
+    it (_reads_a_tests_source): their lines for tracebacks are read now."""
     global _TESTS_RUNNING
-    RECORD.collected = len(session.items)
-    for folder, _, names in os.walk(TESTS_DIR):  # the tests' lines for tracebacks, read now (_reads_a_tests_source)
+    for folder, _, names in os.walk(TESTS_DIR):
         for name in names:
             if name.endswith(".py"):
                 linecache.getlines(os.path.join(folder, name))
     _TESTS_RUNNING = True
 
 
+def pytest_collection_finish(session):
+    RECORD.collected = len(session.items)
+    rpc.TEST_CLASSES.update(item.cls for item in session.items if getattr(item, "cls", None) is not None)
+
+
 def pytest_runtest_logreport(report):
     RECORD.item(report)
 
 
-class Overtime(Exception):
-    """A test ran over its time in the judge (SPEC["test_timeout"])."""
+class Overtime(BaseException):
+    """A test ran over its time in the judge (SPEC["test_timeout"]). Not an Exception: a test's
+    `except Exception` or `pytest.raises(Exception)` must not take a hang for the expected error."""
 
 
 _OVERTIME = ("this test ran over %g s in the judge (waiting for something that did not come?); "

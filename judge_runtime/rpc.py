@@ -308,6 +308,7 @@ def _check(condition, what: str) -> None:
 # the judge acts for the model's code (a method of a test's object, a test's callback), and its
 # audit hook (judge_plugin) allows it no more than the worker may do.
 FOR_THE_MODEL = threading.local()
+TEST_CLASSES: set = set()  # (judge) the classes pytest collected tests from, whatever their names (python_classes)
 
 
 def acting_for_the_model() -> bool:
@@ -864,7 +865,8 @@ class Connection:
         if not self._defined_here(t):
             return False
         unittest = sys.modules.get("unittest")
-        return t.__name__.startswith("Test") or (unittest is not None and isinstance(obj, unittest.TestCase))
+        return t.__name__.startswith("Test") or t in TEST_CLASSES or \
+            (unittest is not None and isinstance(obj, unittest.TestCase))
 
     def _check_name(self, target, name, write: bool) -> None:
         """What the model's code may read or write on an object the tests handed it: public names;

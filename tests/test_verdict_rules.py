@@ -670,6 +670,8 @@ def test_the_tests_folder_while_they_run(sandbox, scratch):
                 open(os.path.join(HERE, "fractions.py"), "w")
             with pytest.raises(PermissionError):
                 open(os.path.join(os.path.dirname(HERE), "record.json"), "w")
+            with pytest.raises(PermissionError):  # the judge's own log is exempt for the judge's open only
+                os.symlink(os.path.join(os.path.dirname(HERE), "worker.log"), os.path.join(HERE, "fractions.py"))
         def test_tempfile_and_home_work():
             import tempfile
             with tempfile.NamedTemporaryFile("w+") as f:
