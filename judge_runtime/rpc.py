@@ -20,6 +20,9 @@ the other side defines gets a local mirror class. The rule of the verdict (_oper
 operator never hands a test's value to the model's code. Sections below: transport and
 requests (Connection), values, proxies (Remote, one class per set of special methods),
 shared containers (_LIVE), a test's subclass of a model class (ModelSubclass), modules.
+Beside this file, loaded by it under private names: rpc_values.py (the protocol's errors and
+the exact copies of builtin values) and rpc_policy.py (what the guarded end lets the model's
+code do with the tests' objects, and the tests' failures it holds).
 
 stdlib only: this file runs inside the sandbox interpreter, on both sides.
 """
@@ -63,10 +66,12 @@ def _sibling(name: str, private: str) -> types.ModuleType:
 
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # mypy reads the file as the module it is
+if TYPE_CHECKING:  # mypy reads the siblings as the modules they are
+    from judge_runtime import rpc_policy as _policy
     from judge_runtime import rpc_values as _values
 else:
     _values = _sibling("rpc_values", "_judge_rpc_values")
+    _policy = _sibling("rpc_policy", "_judge_rpc_policy")
 
 # The protocol's errors keep this module's name: tracebacks and tests name them rpc's.
 RpcError = _values.RpcError
@@ -80,12 +85,9 @@ _BUILTIN_TYPES, _BUILTIN_TYPE_NAMES = _values._BUILTIN_TYPES, _values._BUILTIN_T
 _BUILTIN_EXCEPTIONS = _values._BUILTIN_EXCEPTIONS
 _items, _exact_scalar, _namedtuple_fields = _values._items, _values._exact_scalar, _values._namedtuple_fields
 _value_encoder, _reject_constant, _apply = _values._value_encoder, _values._reject_constant, _values._apply
+FOR_THE_MODEL, acting_for_the_model = _policy.FOR_THE_MODEL, _policy.acting_for_the_model
+failures_kept_by_the_model, _is_dunder = _policy.failures_kept_by_the_model, _policy._is_dunder
 
-# Builtins the judge may hand to the model's code when a test passes them (e.g. key=len).
-_SAFE_BUILTINS = {"abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "format", "hash", "hex",
-                  "id", "isinstance", "issubclass", "iter", "len", "max", "min", "next", "oct", "ord", "pow",
-                  "print", "repr", "round", "sorted", "sum"}
-_NEVER_EXPORTED = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
 # Attribute names a proxy answers itself (AttributeError) instead of asking the other side:
 # pytest and inspect probe them on every object in a test module's namespace.
 _NOT_FORWARDED = frozenset({"__test__", "__signature__", "__mro_entries__", "__origin__",
@@ -109,90 +111,9 @@ _TERNARY = {"setitem": operator.setitem, "pow": pow}
 _EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path", "code", "value"})
 
 
-def _is_dunder(name: str) -> bool:
-    return name.startswith("__") and name.endswith("__")
-
-
-# Dunders the model's code may read on any object the tests handed it (each a plain value), and
-# more on the tests' own objects; dunders it may set on the tests' own objects (besides new ones).
-_READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__annotations__",
-                               "__type_params__", "__text_signature__", "__enter__", "__exit__", "__aenter__",
-                               "__aexit__", "__len__", "__iter__", "__next__", "__contains__", "__getitem__"})
-_OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "__kwdefaults__", "__slots__",
-                                   "__call__", "__self__", "__func__", "__bases__"})
-_WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
-_TEST_SECRETS = frozenset({"pytestmark"})  # pytest keeps a test's parametrize values there
 # Names pytest gives a meaning in a test module (tests, hooks such as pytest_generate_tests,
 # pytest_plugins, pytestmark, setup/teardown functions): a star import never binds them.
 _PYTEST_MEANINGFUL = ("test", "Test", "pytest", "setup", "teardown", "setUp", "tearDown")
-# The harness: pytest, pluggy and the judge itself. Its objects reach the model's code only as
-# opaque handles (a Metafunc or a fixture request leads to every hook of the judge).
-_HARNESS_MODULES = ("_pytest", "pytest", "pluggy", "judge_plugin", "_judge_sweep", "py.")  # rpc.py's own dispatchers are handed out
-_FAILURES_IN_MODEL_HANDS: list = []  # (judge) the tests' failed assertions the model's code has not let through,
-# each with the call of ours it went into the model's hands in
-
-
-def _iteration_step(op: str, args: tuple) -> bool:
-    """next(it), it.__next__(), gen.send(x), gen.throw(...): where StopIteration means "no more".
-    Raised by any other call it would end a loop of the test's own (`all(map(check, cases))`),
-    so it comes back as RuntimeError, as from a generator (PEP 479)."""
-    if op == "op":
-        return bool(args) and args[0] in ("next", "anext")
-    return op == "method" and len(args) > 1 and args[1] in ("__next__", "send", "throw", "__anext__", "asend", "athrow")
-
-
-def _is_test_failure(exc) -> bool:
-    """A failed assertion of a test (or pytest.fail): the verdict's own signal."""
-    t = type(exc)
-    return isinstance(exc, AssertionError) or (t.__name__ == "Failed" and t.__module__ == "_pytest.outcomes")
-
-
-def failures_kept_by_the_model() -> list:
-    """(judge) The tests' failed assertions that went into the model's code (a callback it
-    called, the body of its context manager) and never came out: they count all the same. The
-    list is emptied: each phase of a test asks once."""
-    kept = [exc for exc, _ in _FAILURES_IN_MODEL_HANDS]
-    _FAILURES_IN_MODEL_HANDS.clear()
-    return kept
-
-
-def _came_back(exc, qid: int) -> None:
-    """(judge) An exception the model's code raised to the test as the answer to our call `qid`:
-    if it is a test failure that went into the model's hands during that very call, it came
-    back through. Never one in its chain (the model's code can set any cause on an exception it
-    then catches again), nor a failure kept from an earlier call and raised now."""
-    for i, (kept, during) in enumerate(_FAILURES_IN_MODEL_HANDS):
-        if kept is exc and during == qid:
-            del _FAILURES_IN_MODEL_HANDS[i]
-            return
-
-
-def _keep_failure(exc) -> None:
-    """(judge) A test's failure went into the model's hands, during the innermost call this
-    thread is making into the model's code (None: no call of ours, it can never come back)."""
-    asking = getattr(FOR_THE_MODEL, "asking", None)
-    _FAILURES_IN_MODEL_HANDS.append((exc, asking[-1] if asking else None))
-
-
-def _of_the_harness(obj) -> bool:
-    names = [type(obj).__module__]
-    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
-        names.append(getattr(obj, "__module__", None))
-    elif type(obj) is types.MethodType:
-        names += [getattr(obj.__func__, "__module__", None), type(obj.__self__).__module__]
-    return any(type(n) is str and n.startswith(_HARNESS_MODULES) for n in names)
-
-
-def _method_on_type(obj, name: str) -> bool:
-    """Whether obj's type defines `name` as a method (not a data attribute or a property)."""
-    for klass in type.__getattribute__(type(obj), "__mro__"):
-        value = type.__getattribute__(klass, "__dict__").get(name)
-        if value is not None:
-            return isinstance(value, (classmethod, staticmethod)) or (callable(value)
-                                                                      and not hasattr(type(value), "__set__"))
-    return False
-
-
 _CODE_FIELDS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_flags", "co_name",
                 "co_qualname", "co_firstlineno", "co_varnames")
 
@@ -206,26 +127,8 @@ def _code_facts(code):
     return _values._namedtuple_class("code", _CODE_FIELDS, __name__)(values)
 
 
-def _on_type(obj, name: str) -> bool:
-    """Whether `name` is defined by obj's type (a slot or a descriptor), not by obj itself."""
-    return any(name in type.__getattribute__(k, "__dict__") for k in type.__getattribute__(type(obj), "__mro__"))
-
-
 def _blocked(name: str) -> bool:
     return name in _NOT_FORWARDED or name.startswith(("_rpc", "_pytest"))
-
-
-# ---------------------------------------------------------------------------------------------
-
-
-# (judge) How many of the worker's questions this thread is answering now: while it answers one,
-# the judge acts for the model's code (a method of a test's object, a test's callback), and its
-# audit hook (judge_plugin) allows it no more than the worker may do.
-FOR_THE_MODEL = threading.local()
-
-
-def acting_for_the_model() -> bool:
-    return getattr(FOR_THE_MODEL, "depth", 0) > 0
 
 
 class Connection:
@@ -430,7 +333,7 @@ class Connection:
         try:
             return self._finish(msg, memo, sent, qid)
         except (StopIteration, StopAsyncIteration) as stop:
-            if not self.guarded or _iteration_step(op, args):
+            if not self.guarded or _policy._iteration_step(op, args):
                 raise
             raise RuntimeError(f"the model's code raised {type(stop).__name__} from a call that is not a step of an "
                                f"iterator (it would end the test's loop over its checks early)") from stop
@@ -511,7 +414,7 @@ class Connection:
                 _check(isinstance(value, BaseException), "an error that is not an exception")
                 value = self._admissible(value)
                 if self.guarded:
-                    _came_back(value, qid)
+                    _policy._came_back(value, qid)
         except RpcError as e:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
@@ -607,8 +510,8 @@ class Connection:
         except RpcError:
             raise
         except BaseException as exc:  # the model's code may raise anything; a test's callback too
-            if self.guarded and _is_test_failure(exc):
-                _keep_failure(exc)
+            if self.guarded and _policy._is_test_failure(exc):
+                _policy._keep_failure(exc)
             reply.pop("v", None)
             reply["e"] = self._enc_error(exc, memo)
         reply["b"] = self._write_back(memo, received)
@@ -654,11 +557,11 @@ class Connection:
         if op == "getattr":
             target, name = args
             self._check_target(target)
-            if guarded and name == "__code__" and type(target) is types.FunctionType and self._defined_here(target):
+            if guarded and name == "__code__" and type(target) is types.FunctionType and _policy._defined_here(self, target):
                 return _code_facts(target.__code__)  # the signature's facts, never the test's constants
             self._check_name(target, name, write=False)
             if guarded and name == "__dict__":  # a copy, without the tests' marks
-                return {k: v for k, v in dict(getattr(target, name)).items() if k not in _TEST_SECRETS}
+                return {k: v for k, v in dict(getattr(target, name)).items() if k not in _policy._TEST_SECRETS}
             return getattr(target, name)
         if op == "setattr":
             target, name, value = args
@@ -698,7 +601,7 @@ class Connection:
                 if self._is_exported(x):
                     self._check_target(x, "op")  # pickle.dumps of a test instance would read its state
             if guarded and name == "pickle":
-                return self._pickle_for_the_model(operands[0])
+                return _policy._pickle_for_the_model(self, operands[0])
             return table[name](*operands)
         if op == "dir":
             (target,) = args
@@ -740,87 +643,17 @@ class Connection:
         return handle is not None and self._objects.get(handle) is obj
 
     def _check_target(self, obj, op: str = "use") -> None:
-        """(judge) What the model's code may act on: what the tests handed out; never the
-        harness's objects (pytest's, pluggy's, the judge's); of an instance of a test class
-        (TestX, a TestCase) only its bound methods, called: its attributes are the test's state."""
-        if not self.guarded:
-            return
-        if not self._is_exported(obj):
-            raise PermissionError("only objects the tests handed out can be used from the model's code")
-        if _of_the_harness(obj):
-            raise PermissionError(f"{type(obj).__name__}: pytest's and the judge's own objects are not for the "
-                                  f"model's code (they lead to the hooks that decide the verdict)")
-        if op != "call" and self._test_case(obj):
-            raise PermissionError("an instance of a test class is the test's own state: the model's code may "
-                                  "call the bound methods it was handed, nothing else")
-
-    def _pickle_for_the_model(self, obj) -> bytes:
-        """(judge) pickle.dumps of a test's object for the model's code (its copy or deepcopy):
-        never with an instance of a test class or the harness's objects inside (a bound method
-        pickles its instance, with the test's state)."""
-        import io
-        import pickle
-        conn = self
-
-        class Guarded(pickle.Pickler):
-            def persistent_id(self, x):
-                if conn._test_case(x) or _of_the_harness(x):
-                    raise PermissionError("a test instance or the harness's object would be pickled for the model's "
-                                          "code (its state is the test's)")
-                return None
-
-        buffer = io.BytesIO()
-        Guarded(buffer).dump(obj)
-        return buffer.getvalue()
-
-    def _test_case(self, obj) -> bool:
-        t = type(obj)
-        if not self._defined_here(t):
-            return False
-        unittest = sys.modules.get("unittest")
-        return t.__name__.startswith("Test") or (unittest is not None and isinstance(obj, unittest.TestCase))
+        """What the model's code may act on: the judge's end asks its policy (rpc_policy)."""
+        if self.guarded:
+            _policy._check_target(self, obj, op)
 
     def _check_name(self, target, name, write: bool) -> None:
-        """What the model's code may read or write on an object the tests handed it: public names;
-        on the tests' own functions and objects also private names, data dunders such as __name__
-        or __doc__ (functools.wraps reads them) and new dunders (a decorator's f.__params__). Never
-        a door to the judge: __globals__, __code__, __closure__, __class__, __self__ ..."""
+        """What the model's code may read or write: a name, and on the judge's end what its
+        policy allows (rpc_policy)."""
         if type(name) is not str:
             raise TypeError("attribute name must be a string")
-        if self.guarded and name in _TEST_SECRETS:
-            raise AttributeError(f"{name!r}: the tests' marks (parametrize values) are not for the model's code")
-        if self.guarded and write and _method_on_type(target, name):
-            raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
-                                  f"or delete it (the test would call the model's code thinking it calls its own)")
-        if not self.guarded or not name.startswith("_"):
-            return
-        own = self._defined_here(target)
-        if _is_dunder(name):
-            if write:
-                allowed = own and (name in _WRITABLE_DUNDERS or not _on_type(target, name))
-            else:
-                allowed = name in _READABLE_DUNDERS or (own and (name in _OWN_READABLE_DUNDERS
-                                                                 or not _on_type(target, name)))
-        else:
-            allowed = own and not name.startswith(("_rpc", "_pytest"))
-        if not allowed:  # a read the model may not make looks like an attribute that is not there (getattr(x, n, None))
-            text = (f"{name!r}: the model's code may use public names of the tests' objects, and private names and "
-                    f"data dunders only of objects the tests define")
-            raise PermissionError(text) if write else AttributeError(text)
-
-    def _defined_here(self, obj) -> bool:
-        """Defined in the trusted tests' folder: a function or method of theirs, a class of theirs,
-        or an instance of one."""
-        if self._trusted is None:
-            return False
-        if type(obj) is types.MethodType:
-            obj = obj.__func__
-        if type(obj) is types.FunctionType:
-            return os.path.abspath(obj.__code__.co_filename).startswith(self._trusted)
-        cls = obj if isinstance(obj, type) else type(obj)
-        module = sys.modules.get(type.__getattribute__(cls, "__module__"))
-        path = getattr(module, "__file__", None) if module is not None else None
-        return type(path) is str and os.path.abspath(path).startswith(self._trusted)
+        if self.guarded:
+            _policy._check_name(self, target, name, write)
 
     # --- encoding ---------------------------------------------------------------------------
 
@@ -893,7 +726,7 @@ class Connection:
                     return {"$": "ntuple", "n": _class_name(t), "f": fields,
                             "v": [self._enc(x, memo) for x in tuple.__iter__(obj)]}
             items = _items(obj, t)
-            if items is not None and self.guarded and self._defined_here(obj):
+            if items is not None and self.guarded and _policy._defined_here(self, obj):
                 return None  # a test's own dict or list subclass: by reference, its overrides kept
             if items is not None:
                 encoded = self._enc_container(obj, False, items, memo)
@@ -917,7 +750,7 @@ class Connection:
     def _export(self, obj):
         """By reference: a handle, the same for the same object (found by id, kept alive)."""
         if self.guarded:
-            _check_exportable(obj)
+            _policy._check_exportable(obj)
         with self._tables:
             handle = self._handle_of.get(id(obj))
             if handle is None or self._objects.get(handle) is not obj:
@@ -1151,18 +984,6 @@ def _can_subclass(base: type) -> bool:
         return True
     except TypeError:
         return False
-
-
-def _check_exportable(obj) -> None:
-    """What the judge never hands to the model's code: modules, frames, code objects,
-    tracebacks (each a door to globals), and module-level builtins such as eval or open."""
-    if isinstance(obj, _NEVER_EXPORTED):
-        raise TypeError(f"a {type(obj).__name__} object cannot be handed to the model's code")
-    if type(obj) is types.BuiltinFunctionType:
-        owner = obj.__self__
-        if owner is None or isinstance(owner, types.ModuleType):
-            if not (owner is builtins and obj.__name__ in _SAFE_BUILTINS):
-                raise TypeError(f"the builtin {obj.__name__!r} cannot be handed to the model's code")
 
 
 def _remote_traceback(exc: BaseException) -> str:
@@ -1587,8 +1408,8 @@ class _Special:
 
     def __exit__(self, exc_type, exc, tb):
         swallowed = bool(self.__getattr__("__exit__")(exc_type, exc, None))  # asked once: a model __bool__ could flip
-        if swallowed and _is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
-            _FAILURES_IN_MODEL_HANDS.append((exc, None))  # the test's failed assertion in the body still counts
+        if swallowed and _policy._is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
+            _policy._FAILURES_IN_MODEL_HANDS.append((exc, None))  # the test's failed assertion in the body still counts
         return swallowed
 
 
