@@ -999,6 +999,9 @@ def _remote_traceback(exc: BaseException) -> str:
     return text[-MAX_TRACEBACK:]
 
 
+# --- decoders of what is more than a value: shared containers, handles, names (the exact values'
+# own encoders and decoders are in rpc_values.py) ------------------------------------------------
+
 def _dec_mutable(kind):
     base = {"list": list, "set": set, "dict": dict}[kind]
 
