@@ -104,7 +104,7 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     # pytest's basetemp (ours, so the worker can write only inside each test's tmp_path).
     runtime = _fresh(stage / "runtime", 0o755)
     (runtime / "commands").mkdir(mode=0o755)
-    for name in ("rpc.py", "worker.py", "commands/sitecustomize.py"):
+    for name in ("rpc.py", "rpc_values.py", "rpc_policy.py", "worker.py", "commands/sitecustomize.py"):
         shutil.copyfile(RUNTIME / name, runtime / name)
         (runtime / name).chmod(0o644)
     home, tmp = _fresh(stage / "home", 0o755), _fresh(stage / "tmp", 0o755)

@@ -34,7 +34,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # none on Windows
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 PYTEST_FAMILY = {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py", "exceptiongroup", "tomli",
-                 "pygments", "colorama", "conftest", "judge_plugin", "_judge_rpc", "_judge_sweep"}
+                 "pygments", "colorama", "conftest", "judge_plugin", "_judge_rpc", "_judge_rpc_values",
+                 "_judge_rpc_policy", "_judge_sweep"}
 
 
 def _load(name: str, private: str):
@@ -89,7 +90,7 @@ def workspace_modules(workspace: str, tests: str) -> tuple[set[str], set[str]]:
     what the judge itself runs on or finds installed: pytest and its kin (packaging, pluggy ...)
     and installed libraries. Those win in the judge; the second set names the workspace modules
     they shadow, which a trusted test may not import (ShadowFinder)."""
-    own = {"conftest", "judge_plugin", "_judge_rpc", "_judge_sweep"}
+    own = {"conftest", "judge_plugin", "_judge_rpc", "_judge_rpc_values", "_judge_rpc_policy", "_judge_sweep"}
     candidates = _names(workspace, deep=False) - set(sys.stdlib_module_names) - set(sys.builtin_module_names) \
         - own - _names(tests, deep=True)
     loaded = {name.partition(".")[0] for name in sys.modules} | PYTEST_FAMILY

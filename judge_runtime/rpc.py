@@ -20,6 +20,9 @@ the other side defines gets a local mirror class. The rule of the verdict (_oper
 operator never hands a test's value to the model's code. Sections below: transport and
 requests (Connection), values, proxies (Remote, one class per set of special methods),
 shared containers (_LIVE), a test's subclass of a model class (ModelSubclass), modules.
+Beside this file, loaded by it under private names: rpc_values.py (the protocol's errors and
+the exact copies of builtin values) and rpc_policy.py (what the guarded end lets the model's
+code do with the tests' objects, and the tests' failures it holds).
 
 stdlib only: this file runs inside the sandbox interpreter, on both sides.
 """
@@ -50,28 +53,41 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _IMPORTLIB = os.path.dirname(os.__file__) + os.sep + "importlib" + os.sep
 
 
-class RpcError(BaseException):
-    """The exchange itself failed: the other side is gone or broke the protocol. A
-    BaseException, so `except Exception` or `pytest.raises(Exception)` in a test never takes a
-    dead or lying worker for an error the model's code raised on purpose."""
+def _sibling(name: str, private: str) -> types.ModuleType:
+    """Our own file next to this one, under a private name (a model module called `rpc_values`
+    stays the model's), loaded by hand as worker.py loads this file: no importlib.util, no bytecode."""
+    path = os.path.join(_HERE, f"{name}.py")
+    module = types.ModuleType(private)
+    module.__file__ = path
+    sys.modules[private] = module
+    with open(path, "rb") as f:
+        exec(compile(f.read(), path, "exec"), module.__dict__)
+    return module
 
 
-class PeerGone(RpcError):
-    pass
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # mypy reads the siblings as the modules they are
+    from judge_runtime import rpc_policy as _policy
+    from judge_runtime import rpc_values as _values
+else:
+    _values = _sibling("rpc_values", "_judge_rpc_values")
+    _policy = _sibling("rpc_policy", "_judge_rpc_policy")
 
+# The protocol's errors keep this module's name: tracebacks and tests name them rpc's.
+RpcError = _values.RpcError
+PeerGone = _values.PeerGone
+ProtocolError = _values.ProtocolError
+for _error in (RpcError, PeerGone, ProtocolError):
+    _error.__module__ = __name__
+_Memo = _values._Memo
+_check, _PENDING = _values._check, _values._PENDING
+_BUILTIN_TYPES, _BUILTIN_TYPE_NAMES = _values._BUILTIN_TYPES, _values._BUILTIN_TYPE_NAMES
+_BUILTIN_EXCEPTIONS = _values._BUILTIN_EXCEPTIONS
+_items, _exact_scalar, _namedtuple_fields = _values._items, _values._exact_scalar, _values._namedtuple_fields
+_value_encoder, _reject_constant, _apply = _values._value_encoder, _values._reject_constant, _values._apply
+FOR_THE_MODEL, acting_for_the_model, TEST_CLASSES = _policy.FOR_THE_MODEL, _policy.acting_for_the_model, _policy.TEST_CLASSES
+failures_kept_by_the_model, _is_dunder = _policy.failures_kept_by_the_model, _policy._is_dunder
 
-class ProtocolError(RpcError):
-    pass
-
-
-_BUILTIN_TYPES = {n: t for n, t in vars(builtins).items() if isinstance(t, type)}
-_BUILTIN_TYPE_NAMES = {id(t): n for n, t in _BUILTIN_TYPES.items()}
-_BUILTIN_EXCEPTIONS = {n: t for n, t in _BUILTIN_TYPES.items() if issubclass(t, BaseException)}
-# Builtins the judge may hand to the model's code when a test passes them (e.g. key=len).
-_SAFE_BUILTINS = {"abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "format", "hash", "hex",
-                  "id", "isinstance", "issubclass", "iter", "len", "max", "min", "next", "oct", "ord", "pow",
-                  "print", "repr", "round", "sorted", "sum"}
-_NEVER_EXPORTED = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
 # Attribute names a proxy answers itself (AttributeError) instead of asking the other side:
 # pytest and inspect probe them on every object in a test module's namespace.
 _NOT_FORWARDED = frozenset({"__test__", "__signature__", "__mro_entries__", "__origin__",
@@ -79,7 +95,6 @@ _NOT_FORWARDED = frozenset({"__test__", "__signature__", "__mro_entries__", "__o
                             "pytestmark"})
 _MODULE_LOCAL = frozenset({"__path__", "__file__", "__cached__", "__loader__", "__spec__", "__package__",
                            "__builtins__", "__getattr__", "__dir__"})
-_PATH_TYPES = ("PosixPath", "PurePosixPath", "PureWindowsPath")
 _UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "hash": hash, "signature": lambda x: _signature(x),
           "copy": lambda x: __import__("copy").copy(x), "deepcopy": lambda x: __import__("copy").deepcopy(x),
           "pickle": lambda x: __import__("pickle").dumps(x), "iter": iter, "next": next, "reversed": reversed,
@@ -93,94 +108,12 @@ _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmu
            "getitem": operator.getitem, "delitem": operator.delitem, "format": format, "round": round,
            "isinstance": isinstance, "issubclass": issubclass}
 _TERNARY = {"setitem": operator.setitem, "pow": pow}
-_PENDING = object()
 _EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path", "code", "value"})
 
 
-def _is_dunder(name: str) -> bool:
-    return name.startswith("__") and name.endswith("__")
-
-
-# Dunders the model's code may read on any object the tests handed it (each a plain value), and
-# more on the tests' own objects; dunders it may set on the tests' own objects (besides new ones).
-_READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__annotations__",
-                               "__type_params__", "__text_signature__", "__enter__", "__exit__", "__aenter__",
-                               "__aexit__", "__len__", "__iter__", "__next__", "__contains__", "__getitem__"})
-_OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "__kwdefaults__", "__slots__",
-                                   "__call__", "__self__", "__func__", "__bases__"})
-_WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
-_TEST_SECRETS = frozenset({"pytestmark"})  # pytest keeps a test's parametrize values there
 # Names pytest gives a meaning in a test module (tests, hooks such as pytest_generate_tests,
 # pytest_plugins, pytestmark, setup/teardown functions): a star import never binds them.
 _PYTEST_MEANINGFUL = ("test", "Test", "pytest", "setup", "teardown", "setUp", "tearDown")
-# The harness: pytest, pluggy and the judge itself. Its objects reach the model's code only as
-# opaque handles (a Metafunc or a fixture request leads to every hook of the judge).
-_HARNESS_MODULES = ("_pytest", "pytest", "pluggy", "judge_plugin", "_judge_sweep", "py.")  # rpc.py's own dispatchers are handed out
-_FAILURES_IN_MODEL_HANDS: list = []  # (judge) the tests' failed assertions the model's code has not let through,
-# each with the call of ours it went into the model's hands in
-
-
-def _iteration_step(op: str, args: tuple) -> bool:
-    """next(it), it.__next__(), gen.send(x), gen.throw(...): where StopIteration means "no more".
-    Raised by any other call it would end a loop of the test's own (`all(map(check, cases))`),
-    so it comes back as RuntimeError, as from a generator (PEP 479)."""
-    if op == "op":
-        return bool(args) and args[0] in ("next", "anext")
-    return op == "method" and len(args) > 1 and args[1] in ("__next__", "send", "throw", "__anext__", "asend", "athrow")
-
-
-def _is_test_failure(exc) -> bool:
-    """A failed assertion of a test (or pytest.fail): the verdict's own signal."""
-    t = type(exc)
-    return isinstance(exc, AssertionError) or (t.__name__ == "Failed" and t.__module__ == "_pytest.outcomes")
-
-
-def failures_kept_by_the_model() -> list:
-    """(judge) The tests' failed assertions that went into the model's code (a callback it
-    called, the body of its context manager) and never came out: they count all the same. The
-    list is emptied: each phase of a test asks once."""
-    kept = [exc for exc, _ in _FAILURES_IN_MODEL_HANDS]
-    _FAILURES_IN_MODEL_HANDS.clear()
-    return kept
-
-
-def _came_back(exc, qid: int) -> None:
-    """(judge) An exception the model's code raised to the test as the answer to our call `qid`:
-    if it is a test failure that went into the model's hands during that very call, it came
-    back through. Never one in its chain (the model's code can set any cause on an exception it
-    then catches again), nor a failure kept from an earlier call and raised now."""
-    for i, (kept, during) in enumerate(_FAILURES_IN_MODEL_HANDS):
-        if kept is exc and during == qid:
-            del _FAILURES_IN_MODEL_HANDS[i]
-            return
-
-
-def _keep_failure(exc) -> None:
-    """(judge) A test's failure went into the model's hands, during the innermost call this
-    thread is making into the model's code (None: no call of ours, it can never come back)."""
-    asking = getattr(FOR_THE_MODEL, "asking", None)
-    _FAILURES_IN_MODEL_HANDS.append((exc, asking[-1] if asking else None))
-
-
-def _of_the_harness(obj) -> bool:
-    names = [type(obj).__module__]
-    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
-        names.append(getattr(obj, "__module__", None))
-    elif type(obj) is types.MethodType:
-        names += [getattr(obj.__func__, "__module__", None), type(obj.__self__).__module__]
-    return any(type(n) is str and n.startswith(_HARNESS_MODULES) for n in names)
-
-
-def _method_on_type(obj, name: str) -> bool:
-    """Whether obj's type defines `name` as a method (not a data attribute or a property)."""
-    for klass in type.__getattribute__(type(obj), "__mro__"):
-        value = type.__getattribute__(klass, "__dict__").get(name)
-        if value is not None:
-            return isinstance(value, (classmethod, staticmethod)) or (callable(value)
-                                                                      and not hasattr(type(value), "__set__"))
-    return False
-
-
 _CODE_FIELDS = ("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_flags", "co_name",
                 "co_qualname", "co_firstlineno", "co_varnames")
 
@@ -191,128 +124,11 @@ def _code_facts(code):
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4)
                              + bool(code.co_flags & 8)]
     values = [getattr(code, f) for f in _CODE_FIELDS[:-1]] + [names]
-    return _namedtuple_class("code", _CODE_FIELDS)(values)
-
-
-def _on_type(obj, name: str) -> bool:
-    """Whether `name` is defined by obj's type (a slot or a descriptor), not by obj itself."""
-    return any(name in type.__getattribute__(k, "__dict__") for k in type.__getattribute__(type(obj), "__mro__"))
+    return _values._namedtuple_class("code", _CODE_FIELDS, __name__)(values)
 
 
 def _blocked(name: str) -> bool:
     return name in _NOT_FORWARDED or name.startswith(("_rpc", "_pytest"))
-
-
-# ---------------------------------------------------------------------------------------------
-# Exact copies of builtin values. Only the base type's own C methods are used, so a subclass's
-# overrides (__iter__, __eq__, __str__ ...) never run. Containers become (kind, items).
-
-def _items(obj, t):
-    """(kind, items) for a list/tuple/set/frozenset/dict (or subclass), or None."""
-    if issubclass(t, list):
-        return "list", list(list.__iter__(obj))
-    if issubclass(t, tuple):
-        return "tuple", list(tuple.__iter__(obj))
-    if issubclass(t, dict):
-        return "dict", list(dict.items(obj))
-    if issubclass(t, frozenset):
-        return "frozenset", list(frozenset.__iter__(obj))
-    if issubclass(t, set):
-        return "set", list(set.__iter__(obj))
-    return None
-
-
-def _exact_scalar(obj, t):
-    """An exact builtin copy of a subclass of int/float/complex/str/bytes/bytearray, else None."""
-    if issubclass(t, int):
-        return int.__int__(obj)
-    if issubclass(t, float):
-        return float.__float__(obj)
-    if issubclass(t, complex):
-        return complex(complex.real.__get__(obj), complex.imag.__get__(obj))
-    if issubclass(t, str):
-        return str.__str__(obj)
-    if issubclass(t, bytes):
-        return bytes.__getitem__(obj, slice(None))
-    if issubclass(t, bytearray):
-        return bytearray.__getitem__(obj, slice(None))
-    return None
-
-
-def _namedtuple_fields(t, size):
-    """The field names of a namedtuple-like class, read from the class dicts without running
-    any of its code; None when it is not one."""
-    try:
-        for klass in type.__getattribute__(t, "__mro__"):
-            fields = type.__getattribute__(klass, "__dict__").get("_fields")
-            if fields is not None:
-                break
-        else:
-            return None
-    except Exception:
-        return None
-    if (type(fields) is tuple and len(fields) == size and len(set(fields)) == size
-            and all(type(f) is str and f.isidentifier() and not f.startswith("_") for f in fields)):
-        return list(fields)
-    return None
-
-
-_namedtuple_classes: dict = {}
-
-
-def _namedtuple_class(name: str, fields: tuple):
-    """A local tuple subclass with named fields (built without exec): equality stays tuple's."""
-    key = (name, fields)
-    cls = _namedtuple_classes.get(key)
-    if cls is None:
-        namespace = {"__slots__": (), "_fields": fields,
-                     "__repr__": lambda self: f"{name}({', '.join(f'{f}={v!r}' for f, v in zip(fields, self))})"}
-        for i, field in enumerate(fields):
-            namespace[field] = property(operator.itemgetter(i))
-        cls = _namedtuple_classes[key] = type(name, (tuple,), namespace)
-    return cls
-
-
-# ---------------------------------------------------------------------------------------------
-
-class _Memo:
-    """Containers seen in one exchange, in order, so shared and cyclic structures keep their
-    shape, a result can be the very list that was passed, and arguments can be written back."""
-
-    def __init__(self):
-        self.objs: list = []
-        self.writable: list[bool] = []
-        self.ids: dict[int, int] = {}
-        self.keep: list = []
-
-    def add(self, key, obj, writable: bool) -> int:
-        index = len(self.objs)
-        self.objs.append(obj)
-        self.writable.append(writable)
-        self.ids[id(key)] = index
-        self.keep.append(key)
-        return index
-
-    def rollback(self, mark: int) -> None:
-        for key in self.keep[mark:]:
-            self.ids.pop(id(key), None)
-        del self.objs[mark:], self.writable[mark:], self.keep[mark:]
-
-
-def _check(condition, what: str) -> None:
-    if not condition:
-        raise ProtocolError(f"malformed message: {what}")
-
-
-# (judge) How many of the worker's questions this thread is answering now: while it answers one,
-# the judge acts for the model's code (a method of a test's object, a test's callback), and its
-# audit hook (judge_plugin) allows it no more than the worker may do.
-FOR_THE_MODEL = threading.local()
-TEST_CLASSES: set = set()  # (judge) the classes pytest collected tests from, whatever their names (python_classes)
-
-
-def acting_for_the_model() -> bool:
-    return getattr(FOR_THE_MODEL, "depth", 0) > 0
 
 
 class Connection:
@@ -517,7 +333,7 @@ class Connection:
         try:
             return self._finish(msg, memo, sent, qid)
         except (StopIteration, StopAsyncIteration) as stop:
-            if not self.guarded or _iteration_step(op, args):
+            if not self.guarded or _policy._iteration_step(op, args):
                 raise
             raise RuntimeError(f"the model's code raised {type(stop).__name__} from a call that is not a step of an "
                                f"iterator (it would end the test's loop over its checks early)") from stop
@@ -598,7 +414,7 @@ class Connection:
                 _check(isinstance(value, BaseException), "an error that is not an exception")
                 value = self._admissible(value)
                 if self.guarded:
-                    _came_back(value, qid)
+                    _policy._came_back(value, qid)
         except RpcError as e:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
@@ -694,8 +510,8 @@ class Connection:
         except RpcError:
             raise
         except BaseException as exc:  # the model's code may raise anything; a test's callback too
-            if self.guarded and _is_test_failure(exc):
-                _keep_failure(exc)
+            if self.guarded and _policy._is_test_failure(exc):
+                _policy._keep_failure(exc)
             reply.pop("v", None)
             reply["e"] = self._enc_error(exc, memo)
         reply["b"] = self._write_back(memo, received)
@@ -741,11 +557,11 @@ class Connection:
         if op == "getattr":
             target, name = args
             self._check_target(target)
-            if guarded and name == "__code__" and type(target) is types.FunctionType and self._defined_here(target):
+            if guarded and name == "__code__" and type(target) is types.FunctionType and _policy._defined_here(self, target):
                 return _code_facts(target.__code__)  # the signature's facts, never the test's constants
             self._check_name(target, name, write=False)
             if guarded and name == "__dict__":  # a copy, without the tests' marks
-                return {k: v for k, v in dict(getattr(target, name)).items() if k not in _TEST_SECRETS}
+                return {k: v for k, v in dict(getattr(target, name)).items() if k not in _policy._TEST_SECRETS}
             return getattr(target, name)
         if op == "setattr":
             target, name, value = args
@@ -785,7 +601,7 @@ class Connection:
                 if self._is_exported(x):
                     self._check_target(x, "op")  # pickle.dumps of a test instance would read its state
             if guarded and name == "pickle":
-                return self._pickle_for_the_model(operands[0])
+                return _policy._pickle_for_the_model(self, operands[0])
             return table[name](*operands)
         if op == "dir":
             (target,) = args
@@ -827,88 +643,17 @@ class Connection:
         return handle is not None and self._objects.get(handle) is obj
 
     def _check_target(self, obj, op: str = "use") -> None:
-        """(judge) What the model's code may act on: what the tests handed out; never the
-        harness's objects (pytest's, pluggy's, the judge's); of an instance of a test class
-        (TestX, a TestCase) only its bound methods, called: its attributes are the test's state."""
-        if not self.guarded:
-            return
-        if not self._is_exported(obj):
-            raise PermissionError("only objects the tests handed out can be used from the model's code")
-        if _of_the_harness(obj):
-            raise PermissionError(f"{type(obj).__name__}: pytest's and the judge's own objects are not for the "
-                                  f"model's code (they lead to the hooks that decide the verdict)")
-        if op != "call" and self._test_case(obj):
-            raise PermissionError("an instance of a test class is the test's own state: the model's code may "
-                                  "call the bound methods it was handed, nothing else")
-
-    def _pickle_for_the_model(self, obj) -> bytes:
-        """(judge) pickle.dumps of a test's object for the model's code (its copy or deepcopy):
-        never with an instance of a test class or the harness's objects inside (a bound method
-        pickles its instance, with the test's state)."""
-        import io
-        import pickle
-        conn = self
-
-        class Guarded(pickle.Pickler):
-            def persistent_id(self, x):
-                if conn._test_case(x) or _of_the_harness(x):
-                    raise PermissionError("a test instance or the harness's object would be pickled for the model's "
-                                          "code (its state is the test's)")
-                return None
-
-        buffer = io.BytesIO()
-        Guarded(buffer).dump(obj)
-        return buffer.getvalue()
-
-    def _test_case(self, obj) -> bool:
-        t = type(obj)
-        if not self._defined_here(t):
-            return False
-        unittest = sys.modules.get("unittest")
-        return t.__name__.startswith("Test") or t in TEST_CLASSES or \
-            (unittest is not None and isinstance(obj, unittest.TestCase))
+        """What the model's code may act on: the judge's end asks its policy (rpc_policy)."""
+        if self.guarded:
+            _policy._check_target(self, obj, op)
 
     def _check_name(self, target, name, write: bool) -> None:
-        """What the model's code may read or write on an object the tests handed it: public names;
-        on the tests' own functions and objects also private names, data dunders such as __name__
-        or __doc__ (functools.wraps reads them) and new dunders (a decorator's f.__params__). Never
-        a door to the judge: __globals__, __code__, __closure__, __class__, __self__ ..."""
+        """What the model's code may read or write: a name, and on the judge's end what its
+        policy allows (rpc_policy)."""
         if type(name) is not str:
             raise TypeError("attribute name must be a string")
-        if self.guarded and name in _TEST_SECRETS:
-            raise AttributeError(f"{name!r}: the tests' marks (parametrize values) are not for the model's code")
-        if self.guarded and write and _method_on_type(target, name):
-            raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
-                                  f"or delete it (the test would call the model's code thinking it calls its own)")
-        if not self.guarded or not name.startswith("_"):
-            return
-        own = self._defined_here(target)
-        if _is_dunder(name):
-            if write:
-                allowed = own and (name in _WRITABLE_DUNDERS or not _on_type(target, name))
-            else:
-                allowed = name in _READABLE_DUNDERS or (own and (name in _OWN_READABLE_DUNDERS
-                                                                 or not _on_type(target, name)))
-        else:
-            allowed = own and not name.startswith(("_rpc", "_pytest"))
-        if not allowed:  # a read the model may not make looks like an attribute that is not there (getattr(x, n, None))
-            text = (f"{name!r}: the model's code may use public names of the tests' objects, and private names and "
-                    f"data dunders only of objects the tests define")
-            raise PermissionError(text) if write else AttributeError(text)
-
-    def _defined_here(self, obj) -> bool:
-        """Defined in the trusted tests' folder: a function or method of theirs, a class of theirs,
-        or an instance of one."""
-        if self._trusted is None:
-            return False
-        if type(obj) is types.MethodType:
-            obj = obj.__func__
-        if type(obj) is types.FunctionType:
-            return os.path.abspath(obj.__code__.co_filename).startswith(self._trusted)
-        cls = obj if isinstance(obj, type) else type(obj)
-        module = sys.modules.get(type.__getattribute__(cls, "__module__"))
-        path = getattr(module, "__file__", None) if module is not None else None
-        return type(path) is str and os.path.abspath(path).startswith(self._trusted)
+        if self.guarded:
+            _policy._check_name(self, target, name, write)
 
     # --- encoding ---------------------------------------------------------------------------
 
@@ -981,7 +726,7 @@ class Connection:
                     return {"$": "ntuple", "n": _class_name(t), "f": fields,
                             "v": [self._enc(x, memo) for x in tuple.__iter__(obj)]}
             items = _items(obj, t)
-            if items is not None and self.guarded and self._defined_here(obj):
+            if items is not None and self.guarded and _policy._defined_here(self, obj):
                 return None  # a test's own dict or list subclass: by reference, its overrides kept
             if items is not None:
                 encoded = self._enc_container(obj, False, items, memo)
@@ -1005,7 +750,7 @@ class Connection:
     def _export(self, obj):
         """By reference: a handle, the same for the same object (found by id, kept alive)."""
         if self.guarded:
-            _check_exportable(obj)
+            _policy._check_exportable(obj)
         with self._tables:
             handle = self._handle_of.get(id(obj))
             if handle is None or self._objects.get(handle) is not obj:
@@ -1217,22 +962,6 @@ class Connection:
             raise ProtocolError(f"undecodable value ({type(e).__name__})") from None
 
 
-def _reject_constant(name: str):
-    raise ProtocolError(f"{name} is not valid JSON")
-
-
-def _apply(target, contents) -> None:
-    """Write a container's new contents into the caller's own object (identity kept)."""
-    if type(target) is dict:
-        target.clear()
-        target.update(contents)
-    elif type(target) is set:
-        target.clear()
-        target.update(contents)
-    else:
-        target[:] = contents
-
-
 def _class_name(cls) -> str:
     try:
         name = type.__getattribute__(cls, "__name__")
@@ -1257,18 +986,6 @@ def _can_subclass(base: type) -> bool:
         return False
 
 
-def _check_exportable(obj) -> None:
-    """What the judge never hands to the model's code: modules, frames, code objects,
-    tracebacks (each a door to globals), and module-level builtins such as eval or open."""
-    if isinstance(obj, _NEVER_EXPORTED):
-        raise TypeError(f"a {type(obj).__name__} object cannot be handed to the model's code")
-    if type(obj) is types.BuiltinFunctionType:
-        owner = obj.__self__
-        if owner is None or isinstance(owner, types.ModuleType):
-            if not (owner is builtins and obj.__name__ in _SAFE_BUILTINS):
-                raise TypeError(f"the builtin {obj.__name__!r} cannot be handed to the model's code")
-
-
 def _remote_traceback(exc: BaseException) -> str:
     """The model's frames only (not this runtime's), for the person reading the failure."""
     try:
@@ -1282,91 +999,8 @@ def _remote_traceback(exc: BaseException) -> str:
     return text[-MAX_TRACEBACK:]
 
 
-# --- value encoders and decoders (exact types only) ---------------------------------------
-
-def _loaded(module: str, name: str):
-    """A class of a value module if that module is already imported (else no value of it exists)."""
-    return getattr(sys.modules.get(module), name, None)
-
-
-def _enc_tz(tz):
-    if tz is None:
-        return None
-    if type(tz) is _loaded("datetime", "timezone"):
-        offset = tz.utcoffset(None)
-        return {"o": [offset.days, offset.seconds, offset.microseconds], "n": tz.tzname(None)}
-    if type(tz) is _loaded("zoneinfo", "ZoneInfo") and type(tz.key) is str:
-        return {"k": tz.key}
-    raise LookupError
-
-
-def _dec_tz(data):
-    import datetime
-    if data is None:
-        return None
-    _check(type(data) is dict, "time zone")
-    if "k" in data:
-        import zoneinfo
-        _check(type(data["k"]) is str, "zone key")
-        return zoneinfo.ZoneInfo(data["k"])
-    offset = data.get("o")
-    _check(type(offset) is list and len(offset) == 3 and all(type(x) is int for x in offset), "offset")
-    delta = datetime.timedelta(days=offset[0], seconds=offset[1], microseconds=offset[2])
-    name = data.get("n")
-    if not delta and name == "UTC":
-        return datetime.timezone.utc
-    return datetime.timezone(delta, name) if type(name) is str else datetime.timezone(delta)
-
-
-def _enc_moment(kind):
-    def encode(conn, obj, memo):
-        try:
-            zone = _enc_tz(obj.tzinfo)
-        except LookupError:
-            return None  # an unknown tzinfo: by reference
-        return {"$": kind, "v": obj.replace(tzinfo=None).isoformat(), "z": zone, "f": obj.fold}
-    return encode
-
-
-def _dec_moment(name):
-    def decode(conn, data, memo):
-        import datetime
-        cls = getattr(datetime, name)
-        text, fold = data.get("v"), data.get("f")
-        _check(type(text) is str and fold in (0, 1) and type(fold) is int, name)
-        return cls.fromisoformat(text).replace(tzinfo=_dec_tz(data.get("z")), fold=fold)
-    return decode
-
-
-def _dec_ints(data, count: int, conn, memo) -> list:
-    values = conn._dec_list(data, memo)
-    _check(len(values) == count and all(type(v) is int for v in values), "integers")
-    return values
-
-
-def _dec_placeholder(kind):
-    """Immutable containers are built after their items; a cycle through them is refused."""
-    def decode(conn, data, memo):
-        index = len(memo.objs)
-        memo.objs.append(_PENDING)
-        memo.writable.append(False)
-        memo.keep.append(None)
-        items = conn._dec_list(data, memo)
-        if kind == "ntuple":
-            name, fields = data.get("n"), data.get("f")
-            _check(type(name) is str and name.isidentifier() and type(fields) is list
-                   and len(fields) == len(items) and len(set(fields)) == len(fields)
-                   and all(type(f) is str and f.isidentifier() and not f.startswith("_") for f in fields),
-                   "named tuple")
-            obj = _namedtuple_class(name, tuple(fields))(items)
-        else:
-            obj = tuple(items) if kind == "tuple" else frozenset(items)
-        memo.objs[index] = obj
-        memo.keep[index] = obj
-        memo.ids[id(obj)] = index
-        return obj
-    return decode
-
+# --- decoders of what is more than a value: shared containers, handles, names (the exact values'
+# own encoders and decoders are in rpc_values.py) ------------------------------------------------
 
 def _dec_mutable(kind):
     base = {"list": list, "set": set, "dict": dict}[kind]
@@ -1453,14 +1087,6 @@ _LIVE = {kind: _live_class(kind) for kind in _MUTATORS}
 _LIVE_TYPES = frozenset(_LIVE.values())
 
 
-def _dec_memo(conn, data, memo):
-    index = data.get("i")
-    _check(type(index) is int and 0 <= index < len(memo.objs), "back-reference")
-    obj = memo.objs[index]
-    _check(obj is not _PENDING, "a cycle through an immutable container")
-    return obj
-
-
 def _dec_ref(conn, data, memo):
     return conn._proxy(data.get("h"), data)
 
@@ -1476,77 +1102,6 @@ def _dec_yours(conn, data, memo):
         _check(cause is None or isinstance(cause, BaseException), "exception cause")
         obj.__cause__, obj.__suppress_context__ = cause, flags[0]
     return obj
-
-
-def _dec_bytes(conn, data, memo):
-    _check(type(data.get("v")) is str, "bytes")
-    return bytes.fromhex(data["v"])
-
-
-def _dec_bytearray(conn, data, memo):
-    obj = bytearray(_dec_bytes(conn, data, memo))
-    memo.add(obj, obj, True)
-    return obj
-
-
-def _dec_int(conn, data, memo):
-    _check(type(data.get("v")) is str and len(data["v"]) < 10 ** 6, "big integer")
-    return int(data["v"], 16)
-
-
-def _dec_float(conn, data, memo):
-    _check(data.get("v") in ("nan", "inf", "-inf"), "float")
-    return float(data["v"])
-
-
-def _dec_complex(conn, data, memo):
-    parts = conn._dec_list(data, memo)
-    _check(len(parts) == 2 and all(type(p) is float for p in parts), "complex")
-    return complex(*parts)
-
-
-def _dec_path(conn, data, memo):
-    import pathlib
-    name, text = data.get("c"), data.get("v")
-    _check(name in _PATH_TYPES and type(text) is str, "path")
-    return getattr(pathlib, name)(text)
-
-
-def _dec_timedelta(conn, data, memo):
-    import datetime
-    days, seconds, micros = _dec_ints(data, 3, conn, memo)
-    return datetime.timedelta(days=days, seconds=seconds, microseconds=micros)
-
-
-def _dec_date(conn, data, memo):
-    import datetime
-    _check(type(data.get("v")) is str, "date")
-    return datetime.date.fromisoformat(data["v"])
-
-
-def _dec_decimal(conn, data, memo):
-    import decimal
-    _check(type(data.get("v")) is str, "decimal")
-    return decimal.Decimal(data["v"])
-
-
-def _dec_fraction(conn, data, memo):
-    import fractions
-    numerator, denominator = _dec_ints(data, 2, conn, memo)
-    _check(denominator != 0, "fraction")
-    return fractions.Fraction(numerator, denominator)
-
-
-def _dec_slice(conn, data, memo):
-    parts = conn._dec_list(data, memo)
-    _check(len(parts) == 3, "slice")
-    return slice(*parts)
-
-
-def _dec_range(conn, data, memo):
-    start, stop, step = _dec_ints(data, 3, conn, memo)
-    _check(step != 0, "range")
-    return range(start, stop, step)
 
 
 def _signature(obj):
@@ -1625,53 +1180,16 @@ def _dec_global(conn, data, memo):
     return found
 
 
-def _dec_type(conn, data, memo):
-    cls = _BUILTIN_TYPES.get(data.get("n"))
-    _check(cls is not None, "builtin type")
-    return cls
-
-
-_VALUE_ENCODERS = {
-    bytes: lambda conn, obj, memo: {"$": "bytes", "v": obj.hex()},
-    complex: lambda conn, obj, memo: {"$": "complex", "v": [conn._enc(obj.real, memo), conn._enc(obj.imag, memo)]},
-    range: lambda conn, obj, memo: {"$": "range", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
-                                                        conn._enc(obj.step, memo)]},
-    slice: lambda conn, obj, memo: {"$": "slice", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
-                                                        conn._enc(obj.step, memo)]},
-}
-_LAZY_ENCODERS = {
-    ("datetime", "date"): lambda conn, obj, memo: {"$": "date", "v": obj.isoformat()},
-    ("datetime", "datetime"): _enc_moment("datetime"),
-    ("datetime", "time"): _enc_moment("time"),
-    ("datetime", "timedelta"): lambda conn, obj, memo: {"$": "timedelta", "v": [obj.days, obj.seconds, obj.microseconds]},
-    ("decimal", "Decimal"): lambda conn, obj, memo: {"$": "decimal", "v": str(obj)},
-    ("fractions", "Fraction"): lambda conn, obj, memo: {"$": "fraction", "v": [conn._enc(obj.numerator, memo),
-                                                                              conn._enc(obj.denominator, memo)]},
-    **{("pathlib", name): (lambda conn, obj, memo: {"$": "path", "c": type(obj).__name__, "v": str(obj)})
-       for name in _PATH_TYPES},
-}
-
-
-def _value_encoder(t):
-    """The encoder for an exact value type; the lazy ones join once their module is imported."""
-    encoder = _VALUE_ENCODERS.get(t)
-    if encoder is None and _LAZY_ENCODERS:
-        for key in [k for k in _LAZY_ENCODERS if k[0] in sys.modules]:
-            cls = _loaded(*key)
-            if isinstance(cls, type):
-                _VALUE_ENCODERS[cls] = _LAZY_ENCODERS.pop(key)
-        encoder = _VALUE_ENCODERS.get(t)
-    return encoder
-
-
 _DECODERS = {
-    "int": _dec_int, "float": _dec_float, "complex": _dec_complex, "bytes": _dec_bytes,
-    "bytearray": _dec_bytearray, "list": _dec_mutable("list"), "set": _dec_mutable("set"),
-    "dict": _dec_mutable("dict"), "tuple": _dec_placeholder("tuple"), "frozenset": _dec_placeholder("frozenset"),
-    "ntuple": _dec_placeholder("ntuple"), "m": _dec_memo, "path": _dec_path, "date": _dec_date,
-    "datetime": _dec_moment("datetime"), "time": _dec_moment("time"), "timedelta": _dec_timedelta,
-    "decimal": _dec_decimal, "fraction": _dec_fraction, "slice": _dec_slice, "range": _dec_range,
-    "ellipsis": lambda conn, data, memo: Ellipsis, "type": _dec_type, "ref": _dec_ref, "yours": _dec_yours,
+    "int": _values._dec_int, "float": _values._dec_float, "complex": _values._dec_complex,
+    "bytes": _values._dec_bytes, "bytearray": _values._dec_bytearray, "list": _dec_mutable("list"),
+    "set": _dec_mutable("set"), "dict": _dec_mutable("dict"), "tuple": _values._dec_placeholder("tuple"),
+    "frozenset": _values._dec_placeholder("frozenset"), "ntuple": _values._dec_placeholder("ntuple"),
+    "m": _values._dec_memo, "path": _values._dec_path, "date": _values._dec_date,
+    "datetime": _values._dec_moment("datetime"), "time": _values._dec_moment("time"),
+    "timedelta": _values._dec_timedelta, "decimal": _values._dec_decimal, "fraction": _values._dec_fraction,
+    "slice": _values._dec_slice, "range": _values._dec_range, "ellipsis": lambda conn, data, memo: Ellipsis,
+    "type": _values._dec_type, "ref": _dec_ref, "yours": _dec_yours,
     "exc": lambda conn, data, memo: conn._dec_exception(data, memo), "global": _dec_global, "alias": _dec_alias,
 }
 
@@ -1893,8 +1411,8 @@ class _Special:
 
     def __exit__(self, exc_type, exc, tb):
         swallowed = bool(self.__getattr__("__exit__")(exc_type, exc, None))  # asked once: a model __bool__ could flip
-        if swallowed and _is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
-            _FAILURES_IN_MODEL_HANDS.append((exc, None))  # the test's failed assertion in the body still counts
+        if swallowed and _policy._is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
+            _policy._FAILURES_IN_MODEL_HANDS.append((exc, None))  # the test's failed assertion in the body still counts
         return swallowed
 
 

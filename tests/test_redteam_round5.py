@@ -422,7 +422,7 @@ def test_a_checker_run_with_E_or_S_imports_the_models_json(sandbox, scratch, fla
 #     tests/fractions.py` where it leads: the judge acts for the test (depth 0), and the path
 #     names the judge's folder outright, so neither audit hook refuses. pytest put the tests'
 #     folder first on the judge's sys.path, and the judge imports `fractions` only when a
-#     Fraction first crosses (rpc._dec_fraction): the model's next reply carries one, and the
+#     Fraction first crosses (rpc_values._dec_fraction): the model's next reply carries one, and the
 #     model's module runs in the judge. It rewrites the judge's record (every test "passed") and its exit code.
 
 EVIL_FRACTIONS = '''

@@ -1,0 +1,229 @@
+"""The judge's policy at the trust boundary (used by rpc.py's guarded end): what the model's code
+may do with what the tests hand it, and what the judge remembers about it.
+
+- What is handed out at all (_check_exportable): never modules, frames, code objects, tracebacks,
+  or module-level builtins but a few safe ones.
+- What the model's code may act on (_check_target): only what the tests handed out; never the
+  harness's objects (pytest's, pluggy's, the judge's); of a test class's instance only its bound
+  methods, called.
+- Which attribute names it may read or write (_check_name): public names; private names and data
+  dunders only of the tests' own objects (_defined_here: defined in the trusted tests' folder).
+- The tests' failed assertions that went into the model's hands (a callback it called, the body
+  of its context manager) and never came out: they still count (failures_kept_by_the_model).
+- While the judge answers the worker's questions it acts for the model's code
+  (acting_for_the_model): its audit hook (judge_plugin) then allows it no more than the worker.
+
+Functions that take `conn` read only its handle table (conn._is_exported) and its trusted folder
+(conn._trusted). rpc.py loads this file by hand under a private name (_judge_rpc_policy).
+
+stdlib only: this file runs inside the sandbox interpreter, on both sides (the worker's end never
+asks the policy, but shares the bookkeeping of the calls it is in: FOR_THE_MODEL).
+"""
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+import threading
+import types
+
+# Builtins the judge may hand to the model's code when a test passes them (e.g. key=len).
+_SAFE_BUILTINS = {"abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "format", "hash", "hex",
+                  "id", "isinstance", "issubclass", "iter", "len", "max", "min", "next", "oct", "ord", "pow",
+                  "print", "repr", "round", "sorted", "sum"}
+_NEVER_EXPORTED = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+# Dunders the model's code may read on any object the tests handed it (each a plain value), and
+# more on the tests' own objects; dunders it may set on the tests' own objects (besides new ones).
+_READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__annotations__",
+                               "__type_params__", "__text_signature__", "__enter__", "__exit__", "__aenter__",
+                               "__aexit__", "__len__", "__iter__", "__next__", "__contains__", "__getitem__"})
+_OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "__kwdefaults__", "__slots__",
+                                   "__call__", "__self__", "__func__", "__bases__"})
+_WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
+_TEST_SECRETS = frozenset({"pytestmark"})  # pytest keeps a test's parametrize values there
+
+
+# The harness: pytest, pluggy and the judge itself. Its objects reach the model's code only as
+# opaque handles (a Metafunc or a fixture request leads to every hook of the judge).
+_HARNESS_MODULES = ("_pytest", "pytest", "pluggy", "judge_plugin", "_judge_sweep", "py.")  # rpc.py's own dispatchers are handed out
+_FAILURES_IN_MODEL_HANDS: list = []  # (judge) the tests' failed assertions the model's code has not let through,
+# each with the call of ours it went into the model's hands in
+
+
+def _iteration_step(op: str, args: tuple) -> bool:
+    """next(it), it.__next__(), gen.send(x), gen.throw(...): where StopIteration means "no more".
+    Raised by any other call it would end a loop of the test's own (`all(map(check, cases))`),
+    so it comes back as RuntimeError, as from a generator (PEP 479)."""
+    if op == "op":
+        return bool(args) and args[0] in ("next", "anext")
+    return op == "method" and len(args) > 1 and args[1] in ("__next__", "send", "throw", "__anext__", "asend", "athrow")
+
+
+def _is_test_failure(exc) -> bool:
+    """A failed assertion of a test (or pytest.fail): the verdict's own signal."""
+    t = type(exc)
+    return isinstance(exc, AssertionError) or (t.__name__ == "Failed" and t.__module__ == "_pytest.outcomes")
+
+
+def failures_kept_by_the_model() -> list:
+    """(judge) The tests' failed assertions that went into the model's code (a callback it
+    called, the body of its context manager) and never came out: they count all the same. The
+    list is emptied: each phase of a test asks once."""
+    kept = [exc for exc, _ in _FAILURES_IN_MODEL_HANDS]
+    _FAILURES_IN_MODEL_HANDS.clear()
+    return kept
+
+
+def _came_back(exc, qid: int) -> None:
+    """(judge) An exception the model's code raised to the test as the answer to our call `qid`:
+    if it is a test failure that went into the model's hands during that very call, it came
+    back through. Never one in its chain (the model's code can set any cause on an exception it
+    then catches again), nor a failure kept from an earlier call and raised now."""
+    for i, (kept, during) in enumerate(_FAILURES_IN_MODEL_HANDS):
+        if kept is exc and during == qid:
+            del _FAILURES_IN_MODEL_HANDS[i]
+            return
+
+
+def _keep_failure(exc) -> None:
+    """(judge) A test's failure went into the model's hands, during the innermost call this
+    thread is making into the model's code (None: no call of ours, it can never come back)."""
+    asking = getattr(FOR_THE_MODEL, "asking", None)
+    _FAILURES_IN_MODEL_HANDS.append((exc, asking[-1] if asking else None))
+
+
+def _of_the_harness(obj) -> bool:
+    names = [type(obj).__module__]
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+        names.append(getattr(obj, "__module__", None))
+    elif type(obj) is types.MethodType:
+        names += [getattr(obj.__func__, "__module__", None), type(obj.__self__).__module__]
+    return any(type(n) is str and n.startswith(_HARNESS_MODULES) for n in names)
+
+
+def _method_on_type(obj, name: str) -> bool:
+    """Whether obj's type defines `name` as a method (not a data attribute or a property)."""
+    for klass in type.__getattribute__(type(obj), "__mro__"):
+        value = type.__getattribute__(klass, "__dict__").get(name)
+        if value is not None:
+            return isinstance(value, (classmethod, staticmethod)) or (callable(value)
+                                                                      and not hasattr(type(value), "__set__"))
+    return False
+
+
+def _on_type(obj, name: str) -> bool:
+    """Whether `name` is defined by obj's type (a slot or a descriptor), not by obj itself."""
+    return any(name in type.__getattribute__(k, "__dict__") for k in type.__getattribute__(type(obj), "__mro__"))
+
+
+# (judge) How many of the worker's questions this thread is answering now: while it answers one,
+# the judge acts for the model's code (a method of a test's object, a test's callback), and its
+# audit hook (judge_plugin) allows it no more than the worker may do.
+FOR_THE_MODEL = threading.local()
+TEST_CLASSES: set = set()  # (judge) the classes pytest collected tests from, whatever their names (python_classes)
+
+
+def acting_for_the_model() -> bool:
+    return getattr(FOR_THE_MODEL, "depth", 0) > 0
+
+
+def _check_exportable(obj) -> None:
+    """What the judge never hands to the model's code: modules, frames, code objects,
+    tracebacks (each a door to globals), and module-level builtins such as eval or open."""
+    if isinstance(obj, _NEVER_EXPORTED):
+        raise TypeError(f"a {type(obj).__name__} object cannot be handed to the model's code")
+    if type(obj) is types.BuiltinFunctionType:
+        owner = obj.__self__
+        if owner is None or isinstance(owner, types.ModuleType):
+            if not (owner is builtins and obj.__name__ in _SAFE_BUILTINS):
+                raise TypeError(f"the builtin {obj.__name__!r} cannot be handed to the model's code")
+
+
+def _check_target(conn, obj, op: str = "use") -> None:
+    """(judge) What the model's code may act on: what the tests handed out; never the
+    harness's objects (pytest's, pluggy's, the judge's); of an instance of a test class
+    (TestX, a TestCase) only its bound methods, called: its attributes are the test's state."""
+    if not conn._is_exported(obj):
+        raise PermissionError("only objects the tests handed out can be used from the model's code")
+    if _of_the_harness(obj):
+        raise PermissionError(f"{type(obj).__name__}: pytest's and the judge's own objects are not for the "
+                              f"model's code (they lead to the hooks that decide the verdict)")
+    if op != "call" and _test_case(conn, obj):
+        raise PermissionError("an instance of a test class is the test's own state: the model's code may "
+                              "call the bound methods it was handed, nothing else")
+
+
+def _pickle_for_the_model(conn, obj) -> bytes:
+    """(judge) pickle.dumps of a test's object for the model's code (its copy or deepcopy):
+    never with an instance of a test class or the harness's objects inside (a bound method
+    pickles its instance, with the test's state)."""
+    import io
+    import pickle
+
+    class Guarded(pickle.Pickler):
+        def persistent_id(self, x):
+            if _test_case(conn, x) or _of_the_harness(x):
+                raise PermissionError("a test instance or the harness's object would be pickled for the model's "
+                                      "code (its state is the test's)")
+            return None
+
+    buffer = io.BytesIO()
+    Guarded(buffer).dump(obj)
+    return buffer.getvalue()
+
+
+def _test_case(conn, obj) -> bool:
+    t = type(obj)
+    if not _defined_here(conn, t):
+        return False
+    unittest = sys.modules.get("unittest")
+    return t.__name__.startswith("Test") or t in TEST_CLASSES or \
+        (unittest is not None and isinstance(obj, unittest.TestCase))
+
+
+def _check_name(conn, target, name: str, write: bool) -> None:
+    """What the model's code may read or write on an object the tests handed it: public names;
+    on the tests' own functions and objects also private names, data dunders such as __name__
+    or __doc__ (functools.wraps reads them) and new dunders (a decorator's f.__params__). Never
+    a door to the judge: __globals__, __code__, __closure__, __class__, __self__ ..."""
+    if name in _TEST_SECRETS:
+        raise AttributeError(f"{name!r}: the tests' marks (parametrize values) are not for the model's code")
+    if write and _method_on_type(target, name):
+        raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
+                              f"or delete it (the test would call the model's code thinking it calls its own)")
+    if not name.startswith("_"):
+        return
+    own = _defined_here(conn, target)
+    if _is_dunder(name):
+        if write:
+            allowed = own and (name in _WRITABLE_DUNDERS or not _on_type(target, name))
+        else:
+            allowed = name in _READABLE_DUNDERS or (own and (name in _OWN_READABLE_DUNDERS
+                                                             or not _on_type(target, name)))
+    else:
+        allowed = own and not name.startswith(("_rpc", "_pytest"))
+    if not allowed:  # a read the model may not make looks like an attribute that is not there (getattr(x, n, None))
+        text = (f"{name!r}: the model's code may use public names of the tests' objects, and private names and "
+                f"data dunders only of objects the tests define")
+        raise PermissionError(text) if write else AttributeError(text)
+
+
+def _defined_here(conn, obj) -> bool:
+    """Defined in the trusted tests' folder: a function or method of theirs, a class of theirs,
+    or an instance of one."""
+    if conn._trusted is None:
+        return False
+    if type(obj) is types.MethodType:
+        obj = obj.__func__
+    if type(obj) is types.FunctionType:
+        return os.path.abspath(obj.__code__.co_filename).startswith(conn._trusted)
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = sys.modules.get(type.__getattribute__(cls, "__module__"))
+    path = getattr(module, "__file__", None) if module is not None else None
+    return type(path) is str and os.path.abspath(path).startswith(conn._trusted)

@@ -1,0 +1,357 @@
+"""The values of the judge's RPC (rpc.py): the protocol's errors, how a message is checked, and
+the exact copies of builtin values (ints, floats, bytes, containers, datetime, Decimal, Fraction,
+paths ...) as JSON. No handles and no proxies here: what crosses by reference is rpc.py's.
+
+Encoders are `encode(conn, obj, memo)` and decoders `decode(conn, data, memo)`: `conn` (an
+rpc.Connection) only encodes or decodes the items inside (conn._enc, conn._dec, conn._dec_list),
+so a container's items may be anything the connection sends. rpc.py loads this file by hand
+under a private name (_judge_rpc_values), as worker.py loads rpc.py, and takes the names it uses.
+
+stdlib only: this file runs inside the sandbox interpreter, on both sides.
+"""
+from __future__ import annotations
+
+import builtins
+import operator
+import sys
+
+
+class RpcError(BaseException):
+    """The exchange itself failed: the other side is gone or broke the protocol. A
+    BaseException, so `except Exception` or `pytest.raises(Exception)` in a test never takes a
+    dead or lying worker for an error the model's code raised on purpose."""
+
+
+class PeerGone(RpcError):
+    pass
+
+
+class ProtocolError(RpcError):
+    pass
+
+
+_BUILTIN_TYPES = {n: t for n, t in vars(builtins).items() if isinstance(t, type)}
+_BUILTIN_TYPE_NAMES = {id(t): n for n, t in _BUILTIN_TYPES.items()}
+_BUILTIN_EXCEPTIONS = {n: t for n, t in _BUILTIN_TYPES.items() if issubclass(t, BaseException)}
+_PATH_TYPES = ("PosixPath", "PurePosixPath", "PureWindowsPath")
+_PENDING = object()
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact copies of builtin values. Only the base type's own C methods are used, so a subclass's
+# overrides (__iter__, __eq__, __str__ ...) never run. Containers become (kind, items).
+
+def _items(obj, t):
+    """(kind, items) for a list/tuple/set/frozenset/dict (or subclass), or None."""
+    if issubclass(t, list):
+        return "list", list(list.__iter__(obj))
+    if issubclass(t, tuple):
+        return "tuple", list(tuple.__iter__(obj))
+    if issubclass(t, dict):
+        return "dict", list(dict.items(obj))
+    if issubclass(t, frozenset):
+        return "frozenset", list(frozenset.__iter__(obj))
+    if issubclass(t, set):
+        return "set", list(set.__iter__(obj))
+    return None
+
+
+def _exact_scalar(obj, t):
+    """An exact builtin copy of a subclass of int/float/complex/str/bytes/bytearray, else None."""
+    if issubclass(t, int):
+        return int.__int__(obj)
+    if issubclass(t, float):
+        return float.__float__(obj)
+    if issubclass(t, complex):
+        return complex(complex.real.__get__(obj), complex.imag.__get__(obj))
+    if issubclass(t, str):
+        return str.__str__(obj)
+    if issubclass(t, bytes):
+        return bytes.__getitem__(obj, slice(None))
+    if issubclass(t, bytearray):
+        return bytearray.__getitem__(obj, slice(None))
+    return None
+
+
+def _namedtuple_fields(t, size):
+    """The field names of a namedtuple-like class, read from the class dicts without running
+    any of its code; None when it is not one."""
+    try:
+        for klass in type.__getattribute__(t, "__mro__"):
+            fields = type.__getattribute__(klass, "__dict__").get("_fields")
+            if fields is not None:
+                break
+        else:
+            return None
+    except Exception:
+        return None
+    if (type(fields) is tuple and len(fields) == size and len(set(fields)) == size
+            and all(type(f) is str and f.isidentifier() and not f.startswith("_") for f in fields)):
+        return list(fields)
+    return None
+
+
+_namedtuple_classes: dict = {}
+
+
+def _namedtuple_class(name: str, fields: tuple, module: str):
+    """A local tuple subclass with named fields (built without exec): equality stays tuple's.
+    `module` is the one it says it comes from (rpc's, the module a test can see)."""
+    key = (name, fields, module)
+    cls = _namedtuple_classes.get(key)
+    if cls is None:
+        namespace = {"__slots__": (), "_fields": fields, "__module__": module,
+                     "__repr__": lambda self: f"{name}({', '.join(f'{f}={v!r}' for f, v in zip(fields, self))})"}
+        for i, field in enumerate(fields):
+            namespace[field] = property(operator.itemgetter(i))
+        cls = _namedtuple_classes[key] = type(name, (tuple,), namespace)
+    return cls
+
+
+class _Memo:
+    """Containers seen in one exchange, in order, so shared and cyclic structures keep their
+    shape, a result can be the very list that was passed, and arguments can be written back."""
+
+    def __init__(self):
+        self.objs: list = []
+        self.writable: list[bool] = []
+        self.ids: dict[int, int] = {}
+        self.keep: list = []
+
+    def add(self, key, obj, writable: bool) -> int:
+        index = len(self.objs)
+        self.objs.append(obj)
+        self.writable.append(writable)
+        self.ids[id(key)] = index
+        self.keep.append(key)
+        return index
+
+    def rollback(self, mark: int) -> None:
+        for key in self.keep[mark:]:
+            self.ids.pop(id(key), None)
+        del self.objs[mark:], self.writable[mark:], self.keep[mark:]
+
+
+def _check(condition, what: str) -> None:
+    if not condition:
+        raise ProtocolError(f"malformed message: {what}")
+
+
+def _reject_constant(name: str):
+    raise ProtocolError(f"{name} is not valid JSON")
+
+
+def _apply(target, contents) -> None:
+    """Write a container's new contents into the caller's own object (identity kept)."""
+    if type(target) is dict:
+        target.clear()
+        target.update(contents)
+    elif type(target) is set:
+        target.clear()
+        target.update(contents)
+    else:
+        target[:] = contents
+
+
+# --- value encoders and decoders (exact types only) ---------------------------------------
+
+def _loaded(module: str, name: str):
+    """A class of a value module if that module is already imported (else no value of it exists)."""
+    return getattr(sys.modules.get(module), name, None)
+
+
+def _enc_tz(tz):
+    if tz is None:
+        return None
+    if type(tz) is _loaded("datetime", "timezone"):
+        offset = tz.utcoffset(None)
+        return {"o": [offset.days, offset.seconds, offset.microseconds], "n": tz.tzname(None)}
+    if type(tz) is _loaded("zoneinfo", "ZoneInfo") and type(tz.key) is str:
+        return {"k": tz.key}
+    raise LookupError
+
+
+def _dec_tz(data):
+    import datetime
+    if data is None:
+        return None
+    _check(type(data) is dict, "time zone")
+    if "k" in data:
+        import zoneinfo
+        _check(type(data["k"]) is str, "zone key")
+        return zoneinfo.ZoneInfo(data["k"])
+    offset = data.get("o")
+    _check(type(offset) is list and len(offset) == 3 and all(type(x) is int for x in offset), "offset")
+    delta = datetime.timedelta(days=offset[0], seconds=offset[1], microseconds=offset[2])
+    name = data.get("n")
+    if not delta and name == "UTC":
+        return datetime.timezone.utc
+    return datetime.timezone(delta, name) if type(name) is str else datetime.timezone(delta)
+
+
+def _enc_moment(kind):
+    def encode(conn, obj, memo):
+        try:
+            zone = _enc_tz(obj.tzinfo)
+        except LookupError:
+            return None  # an unknown tzinfo: by reference
+        return {"$": kind, "v": obj.replace(tzinfo=None).isoformat(), "z": zone, "f": obj.fold}
+    return encode
+
+
+def _dec_moment(name):
+    def decode(conn, data, memo):
+        import datetime
+        cls = getattr(datetime, name)
+        text, fold = data.get("v"), data.get("f")
+        _check(type(text) is str and fold in (0, 1) and type(fold) is int, name)
+        return cls.fromisoformat(text).replace(tzinfo=_dec_tz(data.get("z")), fold=fold)
+    return decode
+
+
+def _dec_ints(data, count: int, conn, memo) -> list:
+    values = conn._dec_list(data, memo)
+    _check(len(values) == count and all(type(v) is int for v in values), "integers")
+    return values
+
+
+def _dec_placeholder(kind):
+    """Immutable containers are built after their items; a cycle through them is refused."""
+    def decode(conn, data, memo):
+        index = len(memo.objs)
+        memo.objs.append(_PENDING)
+        memo.writable.append(False)
+        memo.keep.append(None)
+        items = conn._dec_list(data, memo)
+        if kind == "ntuple":
+            name, fields = data.get("n"), data.get("f")
+            _check(type(name) is str and name.isidentifier() and type(fields) is list
+                   and len(fields) == len(items) and len(set(fields)) == len(fields)
+                   and all(type(f) is str and f.isidentifier() and not f.startswith("_") for f in fields),
+                   "named tuple")
+            obj = _namedtuple_class(name, tuple(fields), type(conn).__module__)(items)
+        else:
+            obj = tuple(items) if kind == "tuple" else frozenset(items)
+        memo.objs[index] = obj
+        memo.keep[index] = obj
+        memo.ids[id(obj)] = index
+        return obj
+    return decode
+
+
+def _dec_memo(conn, data, memo):
+    index = data.get("i")
+    _check(type(index) is int and 0 <= index < len(memo.objs), "back-reference")
+    obj = memo.objs[index]
+    _check(obj is not _PENDING, "a cycle through an immutable container")
+    return obj
+
+
+def _dec_bytes(conn, data, memo):
+    _check(type(data.get("v")) is str, "bytes")
+    return bytes.fromhex(data["v"])
+
+
+def _dec_bytearray(conn, data, memo):
+    obj = bytearray(_dec_bytes(conn, data, memo))
+    memo.add(obj, obj, True)
+    return obj
+
+
+def _dec_int(conn, data, memo):
+    _check(type(data.get("v")) is str and len(data["v"]) < 10 ** 6, "big integer")
+    return int(data["v"], 16)
+
+
+def _dec_float(conn, data, memo):
+    _check(data.get("v") in ("nan", "inf", "-inf"), "float")
+    return float(data["v"])
+
+
+def _dec_complex(conn, data, memo):
+    parts = conn._dec_list(data, memo)
+    _check(len(parts) == 2 and all(type(p) is float for p in parts), "complex")
+    return complex(*parts)
+
+
+def _dec_path(conn, data, memo):
+    import pathlib
+    name, text = data.get("c"), data.get("v")
+    _check(name in _PATH_TYPES and type(text) is str, "path")
+    return getattr(pathlib, name)(text)
+
+
+def _dec_timedelta(conn, data, memo):
+    import datetime
+    days, seconds, micros = _dec_ints(data, 3, conn, memo)
+    return datetime.timedelta(days=days, seconds=seconds, microseconds=micros)
+
+
+def _dec_date(conn, data, memo):
+    import datetime
+    _check(type(data.get("v")) is str, "date")
+    return datetime.date.fromisoformat(data["v"])
+
+
+def _dec_decimal(conn, data, memo):
+    import decimal
+    _check(type(data.get("v")) is str, "decimal")
+    return decimal.Decimal(data["v"])
+
+
+def _dec_fraction(conn, data, memo):
+    import fractions
+    numerator, denominator = _dec_ints(data, 2, conn, memo)
+    _check(denominator != 0, "fraction")
+    return fractions.Fraction(numerator, denominator)
+
+
+def _dec_slice(conn, data, memo):
+    parts = conn._dec_list(data, memo)
+    _check(len(parts) == 3, "slice")
+    return slice(*parts)
+
+
+def _dec_range(conn, data, memo):
+    start, stop, step = _dec_ints(data, 3, conn, memo)
+    _check(step != 0, "range")
+    return range(start, stop, step)
+
+
+def _dec_type(conn, data, memo):
+    cls = _BUILTIN_TYPES.get(data.get("n"))
+    _check(cls is not None, "builtin type")
+    return cls
+
+
+_VALUE_ENCODERS = {
+    bytes: lambda conn, obj, memo: {"$": "bytes", "v": obj.hex()},
+    complex: lambda conn, obj, memo: {"$": "complex", "v": [conn._enc(obj.real, memo), conn._enc(obj.imag, memo)]},
+    range: lambda conn, obj, memo: {"$": "range", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
+                                                        conn._enc(obj.step, memo)]},
+    slice: lambda conn, obj, memo: {"$": "slice", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
+                                                        conn._enc(obj.step, memo)]},
+}
+_LAZY_ENCODERS = {
+    ("datetime", "date"): lambda conn, obj, memo: {"$": "date", "v": obj.isoformat()},
+    ("datetime", "datetime"): _enc_moment("datetime"),
+    ("datetime", "time"): _enc_moment("time"),
+    ("datetime", "timedelta"): lambda conn, obj, memo: {"$": "timedelta", "v": [obj.days, obj.seconds, obj.microseconds]},
+    ("decimal", "Decimal"): lambda conn, obj, memo: {"$": "decimal", "v": str(obj)},
+    ("fractions", "Fraction"): lambda conn, obj, memo: {"$": "fraction", "v": [conn._enc(obj.numerator, memo),
+                                                                              conn._enc(obj.denominator, memo)]},
+    **{("pathlib", name): (lambda conn, obj, memo: {"$": "path", "c": type(obj).__name__, "v": str(obj)})
+       for name in _PATH_TYPES},
+}
+
+
+def _value_encoder(t):
+    """The encoder for an exact value type; the lazy ones join once their module is imported."""
+    encoder = _VALUE_ENCODERS.get(t)
+    if encoder is None and _LAZY_ENCODERS:
+        for key in [k for k in _LAZY_ENCODERS if k[0] in sys.modules]:
+            cls = _loaded(*key)
+            if isinstance(cls, type):
+                _VALUE_ENCODERS[cls] = _LAZY_ENCODERS.pop(key)
+        encoder = _VALUE_ENCODERS.get(t)
+    return encoder
