@@ -223,23 +223,29 @@ def _loads_code_from_elsewhere(args: tuple) -> bool:
     return not path.startswith(_NO_WRITES_INTO) and _loading_code()
 
 
-# Standard-library modules that run a string as code (they would run what the model's code returned).
-_EVALUATORS = {"timeit", "doctest", "code", "codeop", "runpy", "pdb", "bdb", "cProfile", "profile", "trace"}
+# Who may run code made from text while the tests run: the makers of code from their own
+# templates and identifiers (dataclasses, namedtuple, mock's autospec, pytest's skipif conditions,
+# Hypothesis, attrs). Everything else that evaluates text (typing's string annotations,
+# logging.config, doctest, timeit, site's .pth lines, a template engine) would evaluate the
+# model's text in the judge.
+_TEMPLATE_MAKERS = ("dataclasses", "collections", "unittest.mock", "enum", "_pytest.", "pytest", "pluggy",
+                    "hypothesis.", "attr.", "attrs.")
+_TRUSTED_CODE = _NO_WRITES_INTO  # where the judge takes modules from (nothing is written there while tests run)
 
 
 def _runs_a_string(args: tuple) -> bool:
-    """exec/eval of a code object called by a test itself (exec(codegen.render()), eval(repr(x)))
-    or by a module that runs strings (doctest of the model's module, timeit): the code may be the
-    model's output, and it would run in the judge. The code the standard library and installed
-    libraries generate from their own templates (dataclasses, namedtuple, attrs) runs as usual."""
+    """exec/eval of code that is neither a module of the tests' folder or the libraries (its file
+    there) nor made by a template maker above: exec(codegen.render()), eval(repr(x)), doctest of
+    the model's module, a module from a zip the model's code built. It may be the model's
+    output, and it would run in the judge."""
     code = args[0] if args else None
-    if isinstance(code, types.CodeType) and code.co_filename.startswith("<doctest"):
-        return True
-    frame = sys._getframe(2)  # (0: here, 1: the audit hook, 2: who called exec or eval)
-    caller = frame.f_code.co_filename
-    if os.path.isabs(caller) and os.path.realpath(caller).startswith(TESTS_DIR + os.sep):  # (not "<frozen ...>")
-        return True
-    return frame.f_globals.get("__name__") in _EVALUATORS
+    if not isinstance(code, types.CodeType):
+        return False
+    name = code.co_filename
+    if name.startswith("<frozen ") or (os.path.isabs(name) and os.path.realpath(name).startswith(_TRUSTED_CODE)):
+        return False
+    maker = sys._getframe(2).f_globals.get("__name__") or ""  # (0: here, 1: the audit hook, 2: who ran it)
+    return not (maker in _TEMPLATE_MAKERS or maker.startswith(tuple(m for m in _TEMPLATE_MAKERS if m.endswith("."))))
 
 
 def _loads_a_library_the_model_could_write(event: str, args: tuple) -> bool:
