@@ -161,3 +161,30 @@ def test_bytecode_with_a_forged_filename_in_a_zip_runs_in_the_judge(sandbox, scr
             assert greeting.hello() == "hi"
     """ + HONEST_FAILURE.format(module="bundler")}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. py.path's pyimport with a module name of the test's choosing (`tmpdir.join("gen.py")
+#    .pyimport(modname="gen")`, an old suite's way to load a generated file): a "pseudo-import",
+#    open() + exec(f.read(), mod.__dict__) in _pytest/_py/path.py. The open is no import system's
+#    (not refused as code from elsewhere) and the exec's caller is an allowed template maker
+#    (`_pytest.`): the model's file runs in the judge.
+
+def test_pyimport_of_a_file_the_model_wrote_runs_in_the_judge(sandbox, scratch):
+    files = {"codegen.py": '''
+        PAYLOAD = %r
+        def generate(path):
+            with open(path, "w") as f:
+                f.write(PAYLOAD + "\\ndef hello():\\n    return 'hi'\\n")
+        def encode(n):
+            return "?"
+    ''' % FORGE}
+    tests = {"test_codegen.py": """
+        import codegen
+        def test_generated_module_works(tmpdir):
+            path = tmpdir.join("gen.py")
+            codegen.generate(str(path))
+            module = path.pyimport(modname="generated_gen")
+            assert module.hello() == "hi"
+    """ + HONEST_FAILURE.format(module="codegen")}
+    refused(sandbox, scratch, files, tests)
