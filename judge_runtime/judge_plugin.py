@@ -224,28 +224,64 @@ def _loads_code_from_elsewhere(args: tuple) -> bool:
 
 
 # Who may run code made from text while the tests run: the makers of code from their own
-# templates and identifiers (dataclasses, namedtuple, mock's autospec, pytest's skipif conditions,
-# Hypothesis, attrs). Everything else that evaluates text (typing's string annotations,
-# logging.config, doctest, timeit, site's .pth lines, a template engine) would evaluate the
-# model's text in the judge.
-_TEMPLATE_MAKERS = ("dataclasses", "collections", "unittest.mock", "enum", "_pytest.", "pytest", "pluggy",
-                    "hypothesis.", "attr.", "attrs.")
+# templates and identifiers (dataclasses, namedtuple, mock's autospec, Hypothesis), and pytest's
+# skipif/xfail conditions written in the tests' source (_condition_from_the_tests). Everything
+# else that evaluates text (typing's string annotations, logging.config, doctest, timeit, site's
+# .pth lines, py.path's pyimport, a template engine) would evaluate the model's text in the judge.
+_TEMPLATE_MAKERS = ("dataclasses", "collections", "unittest.mock", "enum", "_pytest.skipping", "hypothesis.")
 _TRUSTED_CODE = _NO_WRITES_INTO  # where the judge takes modules from (nothing is written there while tests run)
 
 
 def _runs_a_string(args: tuple) -> bool:
-    """exec/eval of code that is neither a module of the tests' folder or the libraries (its file
-    there) nor made by a template maker above: exec(codegen.render()), eval(repr(x)), doctest of
-    the model's module, a module from a zip the model's code built. It may be the model's
-    output, and it would run in the judge."""
-    code = args[0] if args else None
-    if not isinstance(code, types.CodeType):
+    """exec/eval of code that is neither a module loaded from the tests' folder or the libraries
+    (judged by the module's origin, never by the file name its code claims: a .pyc carries any)
+    nor made by a template maker above: exec(codegen.render()), eval(repr(x)), doctest of the
+    model's module, a module from a zip the model's code built. It may be the model's output,
+    and it would run in the judge."""
+    if not args or not isinstance(args[0], types.CodeType):
         return False
-    name = code.co_filename
-    if name.startswith("<frozen ") or (os.path.isabs(name) and os.path.realpath(name).startswith(_TRUSTED_CODE)):
-        return False
+    module = _module_being_loaded()
+    if module is not None:
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None)
+        if origin == "frozen" and getattr(spec, "loader", None) is importlib.machinery.FrozenImporter:
+            return False
+        return not (isinstance(origin, str) and os.path.isabs(origin)
+                    and os.path.realpath(origin).startswith(_TRUSTED_CODE))
     maker = sys._getframe(2).f_globals.get("__name__") or ""  # (0: here, 1: the audit hook, 2: who ran it)
     return not (maker in _TEMPLATE_MAKERS or maker.startswith(tuple(m for m in _TEMPLATE_MAKERS if m.endswith("."))))
+
+
+def _module_being_loaded():
+    """The module whose code an import system's exec_module (importlib's, zipimport's, pytest's
+    assertion rewriter's) is running, found among the callers of the audit hook; else None."""
+    frame = sys._getframe(3)  # (0: here, 1: the check, 2: the audit hook, 3: who ran exec)
+    for _ in range(4):
+        if frame is None:
+            return None
+        if frame.f_code.co_name == "exec_module" and isinstance(frame.f_locals.get("module"), types.ModuleType):
+            return frame.f_locals["module"]
+        frame = frame.f_back
+    return None
+
+
+def _imports_from_elsewhere(args: tuple) -> bool:
+    """An extension module (or any module the import system names a file for) from outside the
+    folders the judge takes code from: a .so the model's code wrote would run native code here."""
+    path = args[1] if len(args) > 1 else None
+    return isinstance(path, (str, bytes, os.PathLike)) and \
+        not os.path.realpath(os.fsdecode(path)).startswith(_TRUSTED_CODE)
+
+
+def _condition_from_the_tests(item, mark, condition):
+    """pytest evaluates a skipif/xfail condition given as a string: only one written in the
+    tests' source (a string from the model's module, `skipif(IS_WINDOWS)`, would run in the judge)."""
+    if isinstance(condition, str):
+        source = "".join(linecache.getlines(str(getattr(item, "path", "")) or ""))
+        if condition not in source:
+            pytest.fail(f"a {mark.name} condition given as a string that the tests' source does not hold "
+                        f"is not evaluated in the judge: {condition[:80]!r}", pytrace=False)
+    return _EVALUATE_CONDITION(item, mark, condition)
 
 
 def _loads_a_library_the_model_could_write(event: str, args: tuple) -> bool:
@@ -282,6 +318,8 @@ def _refuse_for_the_model(event: str, args: tuple) -> None:
     if _TESTS_RUNNING and event == "open" and _loads_code_from_elsewhere(args):
         raise ImportError(f"{os.fsdecode(args[0])}: the judge imports code only from the tests' folder and the "
                           f"libraries (a module the model's code wrote would run in the judge)")
+    if _TESTS_RUNNING and event == "import" and _imports_from_elsewhere(args):
+        raise ImportError(f"{os.fsdecode(args[1])}: the judge imports code only from the tests' folder and the libraries")
     if _TESTS_RUNNING and event == "exec" and _runs_a_string(args):
         raise PermissionError("the judge does not run code a test builds from text (exec, eval, doctest): it may be "
                               "the model's output, and it would run outside the worker")
@@ -1001,10 +1039,12 @@ def _neutral_tmp_path(request, factory):
 
 
 import _pytest.runner  # noqa: E402 (pytest's own: loaded already)
+import _pytest.skipping  # noqa: E402
 import _pytest.tmpdir  # noqa: E402
 
 _pytest.runner._update_current_test_var = _no_current_test_var
 _pytest.tmpdir._mk_tmp = _neutral_tmp_path
+_EVALUATE_CONDITION, _pytest.skipping.evaluate_condition = _pytest.skipping.evaluate_condition, _condition_from_the_tests
 
 
 def pytest_collectreport(report):

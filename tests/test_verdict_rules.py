@@ -686,6 +686,41 @@ def test_the_tests_folder_while_they_run(sandbox, scratch):
     assert 'assert add(2, 2) == 5, "the failing line"' in result["output"], result["output"]
 
 
+def test_code_made_from_templates_and_the_tests_own_conditions_runs(sandbox, scratch):
+    """What evaluates text and stays allowed in the judge (red team rounds 6-8 closed the rest):
+    dataclasses, namedtuple, mock's autospec of the model's function, a skipif condition string
+    written in the test, a boolean condition from the model's module, a late import of a
+    standard-library extension module; a string condition from the model's module is refused."""
+    files = {"plat.py": "IS_ODD = False\nWHERE = 'sys.platform == \"nowhere\"'\ndef add(a, b):\n    return a + b\n"}
+    tests = {"test_made.py": """
+        import collections, dataclasses
+        from unittest import mock
+        import pytest
+        import plat
+        @dataclasses.dataclass
+        class Point:
+            x: int
+            y: int = 0
+        Pair = collections.namedtuple("Pair", "a b")
+        @pytest.mark.skipif("sys.platform == 'nowhere'", reason="a condition in the test's source")
+        def test_templates():
+            assert Point(1) == Point(1, 0) and Pair(1, 2).b == 2
+            spec = mock.create_autospec(plat.add, return_value=5)
+            assert spec(1, 2) == 5
+            import _bz2
+            assert _bz2.BZ2Compressor
+        @pytest.mark.skipif(plat.IS_ODD, reason="a boolean from the model's module")
+        def test_boolean_condition():
+            assert plat.add(2, 2) == 4
+        @pytest.mark.skipif(plat.WHERE, reason="a string from the model's module")
+        def test_string_condition_from_the_model():
+            pass
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert (result["passed"], result["failed"] + result["errors"]) == (2, 1), result["output"]
+    assert "is not evaluated in the judge" in result["output"], result["output"]
+
+
 def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
     files = {"cli.py": """
         def main(name):
