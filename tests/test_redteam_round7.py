@@ -9,27 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from test_verdict_rules import judged, sandbox  # noqa: F401 - sandbox is a fixture
+from test_verdict_rules import judged, sandbox, refused, IN_THE_JUDGE  # noqa: F401 - sandbox is a fixture
 
 
-def refused(sandbox, scratch, files, tests, failed=1):
-    """The judge gives no pass: not ok, and at least `failed` tests fail."""
-    result = judged(sandbox, scratch, files, tests)
-    print({k: v for k, v in result.items() if k != "output"}, result["output"][-1500:])
-    assert not result["ok"] and result["failed"] + result["errors"] >= failed, result["output"]
-    return result
-
-
-# What the model's code does once it runs inside the judge: every later report is recorded
-# "passed" in the judge's own record, and pytest's exit status is 0.
-IN_THE_JUDGE = '''
-import sys as _s, os as _o, atexit as _a
-_p = _s.modules.get("judge_plugin")
-if _p is not None and not getattr(_p, "_owned", False):
-    _p._owned = True
-    _p.Record.item = lambda self, report: self.outcomes.__setitem__(report.nodeid, "passed")
-    _a.register(lambda: __import__("os")._exit(0))
-'''
 
 # A test of the model's code that fails honestly: the model cannot know the expected value.
 HONEST_FAILURE = """

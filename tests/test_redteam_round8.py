@@ -4,15 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_verdict_rules import judged, sandbox  # noqa: F401 - sandbox is a fixture
-
-
-def refused(sandbox, scratch, files, tests, failed=1):
-    """The judge gives no pass: not ok, and at least `failed` tests fail."""
-    result = judged(sandbox, scratch, files, tests)
-    print({k: v for k, v in result.items() if k != "output"}, result["output"][-1500:])
-    assert not result["ok"] and result["failed"] + result["errors"] >= failed, result["output"]
-    return result
+from test_verdict_rules import judged, sandbox, refused  # noqa: F401 - sandbox is a fixture
 
 
 # What the model's code does once it runs inside the judge, as one expression (no exec needed):
