@@ -188,7 +188,7 @@ def _paths(event: str, args: tuple, made: bool = False) -> list[str]:
 def _reads_a_tests_source(args: tuple) -> bool:
     """A test's source file opened while the tests run, other than by the import system (a
     helper module imported late): pytest and inspect have their lines from linecache, filled at
-    collection. A path the model's code returned can name them; a test has no need to."""
+    the session's start. A path the model's code returned can name them; a test has no need to."""
     if not args or not isinstance(args[0], (str, bytes, os.PathLike)):
         return False
     path = os.path.realpath(os.fsdecode(args[0]))
@@ -310,6 +310,8 @@ def _loads_a_library_the_model_could_write(event: str, args: tuple) -> bool:
 
 
 def _refuse_for_the_model(event: str, args: tuple) -> None:
+    """The judge's audit hook: what it never does while the tests run (the rules above, each
+    named after what it keeps out), and what it never does for the model's code."""
     if event in _NEVER:
         raise PermissionError(f"the judge does not run {event} (a test's commands run confined: subprocess, os.system)")
     if _TESTS_RUNNING and event == "open" and _reads_a_tests_source(args):
@@ -339,7 +341,7 @@ def _refuse_for_the_model(event: str, args: tuple) -> None:
                 raise PermissionError(f"{path}: the judge's own files; refused while it acts for the model's code")
 
 
-_TESTS_RUNNING = False  # from the end of collection to the session's end (then the judge writes its record)
+_TESTS_RUNNING = False  # from the session's start to its end (then the judge writes its record)
 _OWN_FILES = {SPEC["log"]}  # the judge writes it itself while the tests run (a new worker's log)
 sys.addaudithook(_refuse_links_into_the_judge)
 sys.addaudithook(_refuse_for_the_model)
