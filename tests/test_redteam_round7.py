@@ -21,6 +21,22 @@ HONEST_FAILURE = """
 """
 
 
+# The hidden test of a bundler under test: it imports what the model's code packed into a zip.
+BUNDLE_TEST = """
+        import sys
+        import bundler
+        def test_bundle_is_importable(tmp_path):
+            archive = str(tmp_path / "bundle.zip")
+            bundler.bundle(archive, "greeting", "def hello():\\n    return 'hi'\\n")
+            sys.path.insert(0, archive)
+            try:
+                import greeting
+            finally:
+                sys.path.remove(archive)
+            assert greeting.hello() == "hi"
+""" + HONEST_FAILURE.format(module="bundler")
+
+
 # ---------------------------------------------------------------------------------------------
 # 1. Annotations are evaluated where the standard library evaluates them. A typed API's suite
 #    checks the annotations (`typing.get_type_hints(api.parse)`, `inspect.get_annotations(f,
@@ -131,19 +147,7 @@ def test_a_zip_the_model_built_is_imported_in_the_judge(sandbox, scratch):
         def encode(n):
             return "?"
     ''' % IN_THE_JUDGE}
-    tests = {"test_bundler.py": """
-        import sys
-        import bundler
-        def test_bundle_is_importable(tmp_path):
-            archive = str(tmp_path / "bundle.zip")
-            bundler.bundle(archive, "greeting", "def hello():\\n    return 'hi'\\n")
-            sys.path.insert(0, archive)
-            try:
-                import greeting
-            finally:
-                sys.path.remove(archive)
-            assert greeting.hello() == "hi"
-    """ + HONEST_FAILURE.format(module="bundler")}
+    tests = {"test_bundler.py": BUNDLE_TEST}
     refused(sandbox, scratch, files, tests)
 
 
