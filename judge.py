@@ -16,7 +16,6 @@ shown case by case in tests/test_verdict_rules.py and tests/test_judge_fidelity.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
 from pathlib import Path, PurePosixPath
@@ -24,9 +23,9 @@ from typing import Optional
 
 import isolation
 import prompts
+import runtime_files
 from sandbox import Sandbox, TestRun, copy_files, parse_junit, pytest_config_args, summarize
 
-RUNTIME = Path(__file__).resolve().parent / "judge_runtime"
 NO_PYCACHE = "/dev/null/pycache"  # a pycache prefix that cannot exist: no bytecode is read or written
 
 
@@ -51,24 +50,30 @@ def _write_tests(folder: Path, tests: dict[str, str]) -> None:
 FOLDER_SLOT, ENV_SLOT = "\0folder", "\0env"  # (no real argument holds a NUL)
 
 
-def worker_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: list[Path], network: bool) -> list[str]:
+def pycache_prefix(sandbox: Sandbox) -> str:
+    """Where the worker reads bytecode: only our cache's (runtime_files.bytecode), never the
+    workspace's; nowhere when the cache could not be made."""
+    prefix = runtime_files.bytecode(sandbox.runtime, sandbox.python)
+    return str(prefix) if prefix is not None else NO_PYCACHE
+
+
+def worker_command(sandbox: Sandbox, workspace: Path, writable: list[Path], network: bool, prefix: str) -> list[str]:
     """The worker's argv, confined exactly as a normal test run is (the same layer, binds,
-    namespaces and user switch), with the runtime readable and nothing of the judge's folder."""
-    argv = ["-B", "-X", f"pycache_prefix={NO_PYCACHE}", str(runtime / "worker.py"), str(workspace)]
-    return isolation.command(_worker_confinement(sandbox, runtime), sandbox.python, argv, workspace, writable, network)
+    namespaces and user switch; our runtime copy is readable there) and nothing of the judge's folder."""
+    argv = ["-B", "-X", f"pycache_prefix={prefix}", str(_runtime(sandbox) / "worker.py"), str(workspace)]
+    return isolation.command(sandbox.confinement, sandbox.python, argv, workspace, writable, network)
 
 
-def test_command(sandbox: Sandbox, runtime: Path, workspace: Path, writable: list[Path], network: bool) -> list[str]:
+def test_command(sandbox: Sandbox, workspace: Path, writable: list[Path], network: bool) -> list[str]:
     """The same confinement for every command a test runs (`python -m tool`, `cat`, a shell), up
     to the command itself, which the judge appends after filling in FOLDER_SLOT and ENV_SLOT."""
-    conf = _worker_confinement(sandbox, runtime)
-    full = isolation.command(conf, sandbox.python, [], workspace, writable, network, [FOLDER_SLOT, ENV_SLOT])
+    full = isolation.command(sandbox.confinement, sandbox.python, [], workspace, writable, network, [FOLDER_SLOT, ENV_SLOT])
     return full[:-1]  # (without the interpreter isolation.command ends with)
 
 
-def _worker_confinement(sandbox: Sandbox, runtime: Path) -> isolation.Confinement:
-    conf = sandbox.confinement
-    return dataclasses.replace(conf, readonly_paths=[*conf.readonly_paths, str(runtime)])
+def _runtime(sandbox: Sandbox) -> Path:
+    """Our copy of judge_runtime/ in the cache (runtime_files.py): the judge's plugin and the worker."""
+    return sandbox.runtime / "judge_runtime"
 
 
 def run_judged(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
@@ -100,16 +105,11 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     for sub in ("home", "tmp"):
         (judge_dir / sub).mkdir()
     report, log = judge_dir / "report.xml", judge_dir / "pytest.log"
-    # The worker's side: a read-only copy of the runtime, its HOME and TMPDIR, and the parent of
-    # pytest's basetemp (ours, so the worker can write only inside each test's tmp_path).
-    runtime = _fresh(stage / "runtime", 0o755)
-    (runtime / "commands").mkdir(mode=0o755)
-    for name in ("rpc.py", "rpc_values.py", "rpc_policy.py", "worker.py", "commands/sitecustomize.py"):
-        shutil.copyfile(RUNTIME / name, runtime / name)
-        (runtime / name).chmod(0o644)
+    # The worker's side: its HOME and TMPDIR, and the parent of pytest's basetemp (ours, so the
+    # worker can write only inside each test's tmp_path).
     home, tmp = _fresh(stage / "home", 0o755), _fresh(stage / "tmp", 0o755)
     pytest_tmp = _fresh(stage / "pytest", 0o755)
-    stage.chmod(0o755)  # ours (not handed over): the worker may not replace the runtime or pytest's temp root
+    stage.chmod(0o755)  # ours (not handed over): the worker may not replace pytest's temp root
     isolation.hand_over([workspace, home, tmp], conf.run_as)
     # As root the judge starts as root (to start the worker as uid 65534), then drops to a user
     # of its own: its folder and pytest's temp root are that user's, nobody else's.
@@ -117,17 +117,18 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     (judge_dir / "worker.log").touch(0o600)
     isolation.hand_over([judge_dir, pytest_tmp], judge_uid)
 
-    worker_env = {**isolation.clean_environment(home, tmp, sandbox.python.parent), "PYTHONPYCACHEPREFIX": NO_PYCACHE}
+    prefix = pycache_prefix(sandbox)
+    worker_env = {**isolation.clean_environment(home, tmp, sandbox.python.parent), "PYTHONPYCACHEPREFIX": prefix}
     writable = [workspace, home, tmp, pytest_tmp]
-    spec = {"argv": worker_command(sandbox, runtime, workspace, writable, network),
-            "test_command": test_command(sandbox, runtime, workspace, writable, network),
-            "folder_slot": FOLDER_SLOT, "env_slot": ENV_SLOT, "commands_path": str(runtime / "commands"),
+    spec = {"argv": worker_command(sandbox, workspace, writable, network, prefix),
+            "test_command": test_command(sandbox, workspace, writable, network),
+            "folder_slot": FOLDER_SLOT, "env_slot": ENV_SLOT, "commands_path": str(_runtime(sandbox) / "commands"),
             "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
             "basetemp": str(pytest_tmp / "basetemp"), "judge_uid": judge_uid,
             "log": str(judge_dir / "worker.log"), "record": str(judge_dir / "record.json"),
             "test_timeout": per_test_timeout(judged_limits(cfg))}
     env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
-           "PYTHONPATH": str(RUNTIME), "JUDGE_SPEC": json.dumps(spec)}
+           "PYTHONPATH": str(_runtime(sandbox)), "JUDGE_SPEC": json.dumps(spec)}
     argv = [sandbox.pytest_main(), "-q", "-p", "no:cacheprovider", "-p", "judge_plugin", "--color=no", "--tb=short",
             "--continue-on-collection-errors",
             f"--junitxml={report}", "-o", "junit_logging=out-err", f"--basetemp={pytest_tmp / 'basetemp'}",

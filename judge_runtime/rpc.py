@@ -41,10 +41,9 @@ import types
 import weakref
 from _collections_abc import MutableMapping
 
-# The worker starts with no bytecode cache at all (PYTHONPYCACHEPREFIX points nowhere), so every
-# module imported here is compiled from source on each start: datetime, decimal, fractions,
-# pathlib and zoneinfo are looked up in sys.modules when a value of theirs is sent, and imported
-# only when such a value arrives.
+# The worker reads bytecode only from our cache (runtime_files.bytecode: the modules imported here
+# and a few common ones). datetime, decimal, fractions, pathlib and zoneinfo are looked up in
+# sys.modules when a value of theirs is sent, and imported only when such a value arrives.
 
 MAX_MESSAGE = 64 * 1024 * 1024
 MAX_TRACEBACK = 4000
@@ -55,13 +54,12 @@ _IMPORTLIB = os.path.dirname(os.__file__) + os.sep + "importlib" + os.sep
 
 def _sibling(name: str, private: str) -> types.ModuleType:
     """Our own file next to this one, under a private name (a model module called `rpc_values`
-    stays the model's), loaded by hand as worker.py loads this file: no importlib.util, no bytecode."""
-    path = os.path.join(_HERE, f"{name}.py")
-    module = types.ModuleType(private)
-    module.__file__ = path
+    stays the model's). Its bytecode, if any, is our cache's (runtime_files.bytecode)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(private, os.path.join(_HERE, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
     sys.modules[private] = module
-    with open(path, "rb") as f:
-        exec(compile(f.read(), path, "exec"), module.__dict__)
+    spec.loader.exec_module(module)
     return module
 
 

@@ -10,20 +10,18 @@ argv: worker.py WORKSPACE. stdlib only (runs in the sandbox interpreter).
 import builtins
 import os
 import sys
-import types
 
 OUTPUT_LIMIT = 1024 * 1024  # forwarded per message; the rest is cut
 
 
 def _load_rpc():
     """rpc.py (our own file) under a private name, so a model module called `rpc` is still the
-    model's; loaded by hand, without importlib.util, as nothing here has cached bytecode."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rpc.py")
-    module = types.ModuleType("_judge_rpc")
-    module.__file__ = path
+    model's. Its bytecode, if any, is our cache's (the pycache prefix we are started with)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_judge_rpc", os.path.join(os.path.dirname(os.path.abspath(__file__)), "rpc.py"))
+    module = importlib.util.module_from_spec(spec)
     sys.modules["_judge_rpc"] = module
-    with open(path, "rb") as f:
-        exec(compile(f.read(), path, "exec"), module.__dict__)
+    spec.loader.exec_module(module)
     return module
 
 
