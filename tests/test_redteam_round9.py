@@ -100,3 +100,34 @@ def test_dictconfig_of_the_models_settings_runs_its_code_in_the_judge(sandbox, s
             assert logging.getLogger("app").level == logging.INFO
     """ + HONEST_FAILURE.format(module="settings")}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. (held) dataclasses is a template maker: its generated __init__ is text built from the
+#    field names, and a subclass takes its bases' fields from their __dataclass_fields__ without
+#    checking the names again. A test's dataclass that subclasses the model's (`Point3(Point)`)
+#    would put the model's field name in that text. Held: the base's Field objects are proxies,
+#    so `f._field_type is _FIELD` is never true in the judge and no base field reaches the text.
+
+def test_a_field_name_of_a_model_dataclass_base_is_not_compiled_by_dataclasses(sandbox, scratch):
+    files = {"geometry.py": '''
+        import dataclasses
+        PAYLOAD = %r
+        @dataclasses.dataclass
+        class Point:
+            x: int = 0
+            y: int = 0
+        Point.__dataclass_fields__["y"].name = "y=__import__('builtins').eval(%%r)" %% PAYLOAD
+        def encode(n):
+            return "?"
+    ''' % FORGE}
+    tests = {"test_geometry.py": """
+        import dataclasses
+        import geometry
+        @dataclasses.dataclass
+        class Point3(geometry.Point):
+            z: int = 0
+        def test_point3():
+            assert Point3(z=3).z == 3
+    """ + HONEST_FAILURE.format(module="geometry")}
+    refused(sandbox, scratch, files, tests)
