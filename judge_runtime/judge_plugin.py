@@ -233,10 +233,12 @@ _TRUSTED_CODE = _NO_WRITES_INTO  # where the judge takes modules from (nothing i
 
 
 def _runs_a_string(args: tuple) -> bool:
-    """exec/eval of code that is neither a module loaded from the tests' folder or the libraries
+    """A code object run (exec, eval) or made a function (types.FunctionType(code, globals),
+    f.__code__ = code) that is neither a module loaded from the tests' folder or the libraries
     (judged by the module's origin, never by the file name its code claims: a .pyc carries any)
     nor made by a template maker above: exec(codegen.render()), eval(repr(x)), doctest of the
-    model's module, a module from a zip the model's code built. It may be the model's output,
+    model's module, a module from a zip the model's code built, a function logging.config or a
+    pickle makes from compile() or marshal.loads of the model's text. It may be the model's output,
     and it would run in the judge."""
     if not args or not isinstance(args[0], types.CodeType):
         return False
@@ -322,9 +324,15 @@ def _refuse_for_the_model(event: str, args: tuple) -> None:
                           f"libraries (a module the model's code wrote would run in the judge)")
     if _TESTS_RUNNING and event == "import" and _imports_from_elsewhere(args):
         raise ImportError(f"{os.fsdecode(args[1])}: the judge imports code only from the tests' folder and the libraries")
-    if _TESTS_RUNNING and event == "exec" and _runs_a_string(args):
-        raise PermissionError("the judge does not run code a test builds from text (exec, eval, doctest): it may be "
-                              "the model's output, and it would run outside the worker")
+    if _TESTS_RUNNING and event in ("exec", "function.__new__") and _runs_a_string(args):
+        raise PermissionError("the judge does not run code a test builds from text (exec, eval, doctest, a function "
+                              "made from a code object): it may be the model's output, and it would run outside the worker")
+    if _TESTS_RUNNING and event == "object.__setattr__" and args[1:2] == ("__code__",) and _runs_a_string(args[2:]):
+        raise PermissionError("the judge does not give a function code a test builds from text (f.__code__ = ...)")
+    if _TESTS_RUNNING and event == "ctypes.dlsym" and isinstance(args[1:2] and args[1], str) \
+            and args[1].startswith(("Py", "_Py")):
+        raise PermissionError(f"the judge does not reach Python's C API through ctypes ({args[1]}): it runs code "
+                              f"objects with no audit event")
     own = event == "open" and os.fsdecode(args[0]) in _OWN_FILES if args and isinstance(args[0], (str, bytes)) else False
     if _TESTS_RUNNING and _writes_into_the_judge(event, args) and not own:
         raise PermissionError(f"{event} {args[:2]!r}: nothing is written into the tests' folder or where the judge "
@@ -857,10 +865,15 @@ def _command_environment(given):
 subprocess.Popen, os.system = JudgedPopen, _judged_system
 
 
+class ModelsPickle(pickle.UnpicklingError):
+    """A pickle that names the workspace's objects: loaded whole by the worker (pickle.load/loads)."""
+
+
 class JudgedUnpickler(pickle.Unpickler):
     """pickle in the judge: bytes a test unpickles may come from the model's code, and a pickle can
-    name any callable (eval). Only the workspace's own classes (proxies: they run in the worker),
-    our proxies' own loader and plain data types are looked up; anything else is refused."""
+    name any callable (eval). Only plain data types and our proxies' own loader are looked up
+    here; a pickle that names the workspace's objects is the worker's to load (ModelsPickle), and
+    what it gives crosses as any result of the model's code does; anything else is refused."""
 
     DATA = {("builtins", n) for n in ("set", "frozenset", "bytearray", "complex", "slice", "range", "object", "list",
                                       "dict", "tuple", "int", "float", "str", "bytes", "bool")} | {
@@ -870,22 +883,75 @@ class JudgedUnpickler(pickle.Unpickler):
         ("_judge_rpc", "_unpickled")}
 
     def find_class(self, module, name):
-        if (module, name) in self.DATA or module.partition(".")[0] in MODULES:
+        if (module, name) in self.DATA:
             return super().find_class(module, name)
+        if module.partition(".")[0] in MODULES:
+            raise ModelsPickle(f"a pickle of the model's objects ({module}.{name}): pickle.load and pickle.loads "
+                               f"have the worker load it")
         raise pickle.UnpicklingError(f"the judge does not unpickle {module}.{name} (bytes from the model's code "
                                      f"could name any callable)")
 
 
+def _unpickle(data: bytes, kwargs: dict):
+    """(the object, the bytes its pickle took): here if it holds only plain data, else by the worker."""
+    stream = io.BytesIO(data)
+    try:
+        return JudgedUnpickler(stream, **kwargs).load(), stream.tell()
+    except ModelsPickle:
+        loaded, size = rpc._GUARDED.request("unpickle", data, kwargs)
+        return loaded, size
+
+
 def _judged_loads(data, /, **kwargs):
-    import io
-    return JudgedUnpickler(io.BytesIO(data), **kwargs).load()
+    return _unpickle(bytes(data), kwargs)[0]
 
 
 def _judged_load(file, **kwargs):
-    return JudgedUnpickler(file, **kwargs).load()
+    start = file.tell() if file.seekable() else None
+    data = file.read()
+    loaded, size = _unpickle(data, kwargs)
+    if start is not None:
+        file.seek(start + size)  # the next load reads the next pickle, as in pickle.load
+    return loaded
 
 
 pickle.Unpickler, pickle.loads, pickle.load = JudgedUnpickler, _judged_loads, _judged_load
+
+
+def _names_logging_or_a_model_object(name) -> bool:
+    """logging.config turns names in a configuration (the model's text, when a test configures
+    logging with the settings of the model's code) into calls in the judge: a handler's class, a
+    factory `()`, a filter. Only logging's own classes and functions, the standard streams, the
+    tests' own, and the workspace's objects (proxies: they run in the worker) are named."""
+    if not isinstance(name, str) or "__" in name:
+        return False
+    if name in ("sys.stdout", "sys.stderr"):
+        return True
+    found = _RESOLVE_NAME(name)
+    if isinstance(found, rpc.Remote):
+        return True
+    module = sys.modules.get(getattr(found, "__module__", None) or "")
+    origin = os.path.realpath(getattr(module, "__file__", None) or "/")
+    return isinstance(found, (type, types.FunctionType)) and (
+        module is not None and (module.__name__.partition(".")[0] == "logging" or origin.startswith(TESTS_DIR + os.sep)))
+
+
+def _judged_logging_resolve(resolve):
+    def judged(*args):
+        name = args[-1]
+        if not _names_logging_or_a_model_object(name):
+            raise ValueError(f"the judge's logging.config names only logging's classes, the tests' own and the "
+                             f"model's objects (a name from the model's text could be any callable): {name!r}")
+        return resolve(*args)
+    return judged
+
+
+import logging.config  # noqa: E402 (its names are resolved as above)
+import pkgutil  # noqa: E402
+
+_RESOLVE_NAME = pkgutil.resolve_name
+logging.config.BaseConfigurator.resolve = _judged_logging_resolve(logging.config.BaseConfigurator.resolve)
+logging.config._resolve = _judged_logging_resolve(logging.config._resolve)
 
 
 class WorkspaceFinder:

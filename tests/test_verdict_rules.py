@@ -1150,3 +1150,39 @@ def test_stop_iteration_from_a_model_call_never_ends_a_tests_loop(sandbox, scrat
     """}
     result = attack(sandbox, scratch, files, tests, failed=1)
     assert result["passed"] == 1 and "not a step of an iterator" in result["output"], result["output"]
+
+
+def test_logging_configured_from_the_models_settings_and_pickles_of_its_objects(sandbox, scratch):
+    """dictConfig of the model's settings with logging's own classes, a formatter class of the
+    model's code and the standard streams; a pickle of the model's objects read back by a test."""
+    files = {"app.py": """
+        import logging, pickle
+        class Tagged(logging.Formatter):
+            def format(self, record):
+                return "[app] " + record.getMessage()
+        class Item:
+            def __init__(self, name):
+                self.name = name
+        LOGGING = {"version": 1, "disable_existing_loggers": False,
+                   "formatters": {"tagged": {"()": "app.Tagged", "format": "%(message)s"}},
+                   "handlers": {"out": {"class": "logging.StreamHandler", "formatter": "tagged",
+                                        "stream": "ext://sys.stdout"}},
+                   "loggers": {"app": {"handlers": ["out"], "level": "INFO"}}}
+        def save(items, path):
+            with open(path, "wb") as f:
+                pickle.dump(items, f, protocol=4)
+    """}
+    tests = {"test_app.py": """
+        import logging, logging.config, pickle
+        import app
+        def test_settings(capsys):
+            logging.config.dictConfig(app.LOGGING)
+            logging.getLogger("app").info("ready")
+            assert capsys.readouterr().out == "[app] ready\\n"
+        def test_pickle_round_trip(tmp_path):
+            app.save([app.Item("a"), {"n": 1}], tmp_path / "items.pkl")
+            with open(tmp_path / "items.pkl", "rb") as f:
+                item, data = pickle.load(f)
+            assert item.name == "a" and data == {"n": 1}
+    """}
+    honest(sandbox, scratch, files, tests, passed=2)
