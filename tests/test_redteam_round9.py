@@ -2,7 +2,6 @@
 false "solved", or the hidden tests reach the model's code)."""
 from __future__ import annotations
 
-import pytest
 
 from test_redteam_round7 import HONEST_FAILURE
 from test_redteam_round8 import FORGE
