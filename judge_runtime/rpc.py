@@ -765,6 +765,8 @@ class Connection:
         if isinstance(obj, type) and _special_methods(obj, ("__class_getitem__",)):
             special |= {"__getitem__"}  # Box[int]
         desc["d"] = sorted(special)
+        if t is types.FunctionType:
+            desc["f"] = True  # inspect.isfunction(proxy) holds, as for the function itself
         if not self.guarded and self.subclasses:
             token = self.subclasses.get(t) if t in self.subclasses else None
             if token is not None:
@@ -893,7 +895,8 @@ class Connection:
                 special = desc.get("d")
                 _check(special is None or (type(special) is list and set(special) <= _OPTIONAL.keys()),
                        "special methods")
-                proxy = _remote_class(_PLAIN_SPECIALS if special is None else frozenset(special)).of(self, handle)
+                proxy = _remote_class(_PLAIN_SPECIALS if special is None else frozenset(special),
+                                      function=desc.get("f") is True).of(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -1465,13 +1468,18 @@ def _forwarded(name: str):
     return property(lambda self: _ask(self, "getattr", self, name))
 
 
-def _remote_class(special) -> type:
-    """The proxy class with exactly these special methods (one class per set, cached)."""
-    key = frozenset(special)
+def _remote_class(special, function: bool = False) -> type:
+    """The proxy class with exactly these special methods (one class per set, cached). A proxy of
+    a plain function says so through __class__, so isinstance(proxy, types.FunctionType) and
+    inspect.isfunction hold (suites list a module's functions with inspect.getmembers); its type
+    stays the proxy's."""
+    key = (frozenset(special), function)
     cls = _remote_classes.get(key)
     if cls is None:
-        namespace = {n: _OPTIONAL[n] for n in key}
+        namespace = {n: _OPTIONAL[n] for n in key[0]}
         namespace.update(__slots__=(), __doc__=_forwarded("__doc__"), __module__=_forwarded("__module__"))
+        if function:
+            namespace["__class__"] = property(lambda self: types.FunctionType)
         cls = _remote_classes[key] = type("Remote", (Remote,), namespace)
         _REMOTE_TYPES.add(cls)
     return cls

@@ -100,7 +100,7 @@ def _keep_failure(exc) -> None:
 
 def _of_the_harness(obj) -> bool:
     names = [type(obj).__module__]
-    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
+    if isinstance(obj, type) or type(obj) in (types.FunctionType, types.BuiltinFunctionType):
         names.append(getattr(obj, "__module__", None))
     elif type(obj) is types.MethodType:
         names += [getattr(obj.__func__, "__module__", None), type(obj.__self__).__module__]

@@ -383,6 +383,17 @@ CASES = {
         {"test_named.py": "from named import named\n\nclass Thing:\n    label = named()\n\n"
                           "def test_name():\n    assert Thing().label == 'label'\n"},
         "a model descriptor in a test's class body gets __set_name__ (cachetools' cachedmethod)"),
+    "module_functions_listed_with_inspect": (
+        {"ver.py": "def bump(v):\n    \"\"\"The next version.\"\"\"\n    return v + 1\n\n"
+                   "def parse(text):\n    \"\"\"A version from text.\"\"\"\n    return int(text)\n"},
+        {"test_docs.py": "import inspect\nimport types\nimport pytest\nimport ver\n\n"
+                         "FUNCS = [f for _, f in inspect.getmembers(ver, inspect.isfunction)]\n\n"
+                         "@pytest.mark.parametrize('func', FUNCS, ids=[f.__name__ for f in FUNCS])\n"
+                         "def test_documented(func):\n    assert func.__doc__ and func.__module__ == 'ver'\n\n"
+                         "def test_listed():\n    assert [f.__name__ for f in FUNCS] == ['bump', 'parse']\n"
+                         "    assert isinstance(ver.bump, types.FunctionType) and not inspect.isclass(ver.bump)\n"},
+        "inspect.getmembers(module, inspect.isfunction) lists the model's functions (semver's docstring test: "
+        "20 parametrized items became one skip 'got empty parameter set')"),
     # -- the suite as a whole ---------------------------------------------------------------------
     "one_module_error_stops_suite": (
         {"shapes.py": "class Shape:\n    pass\n\ndef area():\n    return 1\n"},
