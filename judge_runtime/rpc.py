@@ -152,6 +152,7 @@ class Connection:
         self._handle_of: dict[int, int] = {}    # id(our object) -> handle
         self._proxies: dict[int, object] = {}   # their handle -> its one proxy
         self._mirrors: dict[int, type] = {}     # their exception class handle -> local class
+        self._kept: dict[int, object] = {}      # their handle -> its one kept value (_dec_kept)
         self.broken: RpcError | None = None
         self._turn = threading.RLock()          # (judge) its threads take turns: one exchange at a time
         self._serving: list[int] = []            # (judge) the worker's questions being answered, innermost last
@@ -674,7 +675,8 @@ class Connection:
             if obj._rpc_conn is self:
                 return {"$": "yours", "h": obj._rpc_handle}
             raise TypeError("a proxy of another connection cannot be sent")
-        if t in _LIVE_TYPES and getattr(obj, "_rpc_remote", None) is not None and obj._rpc_remote._rpc_conn is self:
+        if (t in _LIVE_TYPES or t in _KEPT_TYPES) and getattr(obj, "_rpc_remote", None) is not None \
+                and obj._rpc_remote._rpc_conn is self:
             return {"$": "yours", "h": obj._rpc_remote._rpc_handle}
         if self.guarded and isinstance(obj, ModelSubclass):
             return self._enc(obj._rpc_obj, memo)
@@ -736,6 +738,8 @@ class Connection:
                     encoded["h"] = self._export(obj)["h"]  # the model's Counter or Registry(dict): methods kept
                 return encoded
             exact = _exact_scalar(obj, t)
+            if type(exact) in _KEPT and not self.guarded:  # the model's IntEnum member, its str subclass
+                return {"$": "kept", "v": self._enc(exact, memo), "h": self._export(obj)["h"]}
         except RecursionError:
             raise
         except Exception:
@@ -1051,6 +1055,15 @@ _SAME_CHANGE = {("set", "pop"): ("discard", lambda result: (result,)),  # the el
                 ("dict", "popitem"): ("pop", lambda result: (result[0],))}
 
 
+def _ask_the_models_object(self, name):
+    """(__getattr__ of a copy) What the copy lacks, the model's object answers: a method of its
+    subclass (Counter.most_common, Registry.total, a str's _repr_html_, an enum member's name)."""
+    remote = getattr(self, "_rpc_remote", None) if not name.startswith("_rpc") else None
+    if remote is None:
+        raise AttributeError(name)
+    return getattr(remote, name)
+
+
 def _live_class(kind: str) -> type:
     base = {"list": list, "set": set, "dict": dict}[kind]
 
@@ -1065,16 +1078,9 @@ def _live_class(kind: str) -> type:
             return self if name.startswith("__i") else result
         method.__name__ = name
         return method
-    def __getattr__(self, name):
-        """A method of the model's subclass (Counter.most_common, Registry.total)."""
-        remote = getattr(self, "_rpc_remote", None) if not name.startswith("_rpc") else None
-        if remote is None:
-            raise AttributeError(name)
-        return getattr(remote, name)
-
     namespace = {name: mutator(name) for name in _MUTATORS[kind]}
     namespace.update(__slots__=("_rpc_remote",), __module__=base.__module__, __qualname__=base.__qualname__,
-                     __getattr__=__getattr__)
+                     __getattr__=_ask_the_models_object)
     if kind == "dict":
         def __missing__(self, key):
             """A key the copy lacks: the model's object answers (a defaultdict makes it)."""
@@ -1090,6 +1096,26 @@ def _live_class(kind: str) -> type:
 
 _LIVE = {kind: _live_class(kind) for kind in _MUTATORS}
 _LIVE_TYPES = frozenset(_LIVE.values())
+
+# A value of a subclass of str, int, float, complex or bytes that the model's code returns (an
+# IntEnum member, a str with an _repr_html_ method) arrives as its exact value in a subclass of
+# the base made here: every special method is the base type's own (==, hash, str, in and the
+# operators are decided here, on the value), and only what the base lacks is asked of the model's
+# object (member.name, result._repr_html_()).
+_KEPT = {base: type(base.__name__, (base,), {"__module__": base.__module__, "__qualname__": base.__qualname__,
+                                             "__getattr__": _ask_the_models_object})
+         for base in (str, int, float, complex, bytes)}
+_KEPT_TYPES = frozenset(_KEPT.values())
+
+
+def _dec_kept(conn, data, memo):
+    value, handle = conn._dec(data.get("v"), memo), data.get("h")
+    _check(conn.guarded and type(value) in _KEPT and type(handle) is int and handle > 0, "a kept value")
+    kept = conn._kept.get(handle)
+    if kept is None or type(kept) is not _KEPT[type(value)] or kept != value:  # (one per object: `is` holds)
+        kept = conn._kept[handle] = _KEPT[type(value)](value)
+        kept._rpc_remote = conn._proxy(handle, {"k": "obj"})
+    return kept
 
 
 def _dec_ref(conn, data, memo):
@@ -1196,6 +1222,7 @@ _DECODERS = {
     "slice": _values._dec_slice, "range": _values._dec_range, "ellipsis": lambda conn, data, memo: Ellipsis,
     "type": _values._dec_type, "ref": _dec_ref, "yours": _dec_yours,
     "exc": lambda conn, data, memo: conn._dec_exception(data, memo), "global": _dec_global, "alias": _dec_alias,
+    "kept": _dec_kept,
 }
 
 
@@ -1222,6 +1249,8 @@ def _model_side(conn, x) -> bool:
     """An object of the model's code on this connection: a proxy, or a test's subclass instance."""
     if type(x) in _REMOTE_TYPES or type(x) is ModuleProxy:
         return x._rpc_conn is conn
+    if type(x) in _KEPT_TYPES:
+        return getattr(x, "_rpc_remote", None) is not None and x._rpc_remote._rpc_conn is conn
     return isinstance(x, ModelSubclass) and x._rpc_obj._rpc_conn is conn
 
 

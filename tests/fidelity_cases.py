@@ -108,6 +108,15 @@ CASES = {
         {"test_status.py": "import status\n\ndef test_name():\n    assert status.Status.OK.name == 'OK'\n"
                            "    assert status.Status(404) is status.Status.MISSING\n"},
         "an IntEnum member of the model's code crosses as its int: name and identity are lost"),
+    "model_str_subclass_keeps_its_methods": (
+        {"tab.py": "class HTMLStr(str):\n    def _repr_html_(self):\n        return self\n\n"
+                   "    @property\n    def str(self):\n        return str(self)\n\n"
+                   "def table(rows):\n    return HTMLStr('<table>' + ''.join(rows) + '</table>')\n"},
+        {"test_tab.py": "from tab import table\n\ndef test_html():\n    result = table(['a'])\n"
+                        "    assert result == '<table>a</table>' and hash(result) == hash('<table>a</table>')\n"
+                        "    assert hasattr(result, '_repr_html_') and result._repr_html_() == result.str\n"
+                        "    assert 'a' in result and result.upper() == '<TABLE>A</TABLE>'\n"},
+        "a str subclass the model's code returns keeps its methods (tabulate's JupyterHTMLStr: test_html)"),
     "model_dataclass_helpers": (
         {"point.py": "import dataclasses\n\n@dataclasses.dataclass(frozen=True)\nclass Point:\n"
                      "    x: int\n    y: int\n"},

@@ -23,7 +23,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "many_small_calls_are_slow": "each call is a round trip between two processes",
     "model_decorator_on_a_tests_method": "a model descriptor's __get__ would get the test's instance unasked",
     "model_descriptor_learns_its_name": "__set_name__ would hand the model's code the test's class unasked",
-    "model_enum_members_keep_name": "an IntEnum or str Enum member crosses as its exact int or str (its name is lost)",
     "model_dataclass_helpers": "dataclasses.asdict/replace check type(x), which is the proxy's class",
 }
 

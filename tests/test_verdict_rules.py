@@ -1186,3 +1186,53 @@ def test_logging_configured_from_the_models_settings_and_pickles_of_its_objects(
             assert item.name == "a" and data == {"n": 1}
     """}
     honest(sandbox, scratch, files, tests, passed=2)
+
+
+def test_a_builtin_subclass_of_the_model_is_judged_on_its_value(sandbox, scratch):
+    """Its own methods stay the model's (`.name`, `_repr_html_()`), but every special method is
+    the base type's: ==, !=, <, in, hash, str, format, len, bool and + decide on the exact value."""
+    files = {"lying.py": """
+        class Lying(str):
+            __eq__ = __contains__ = __gt__ = lambda self, other: True
+            __ne__ = lambda self, other: False
+            __hash__ = lambda self: hash("right")
+            __str__ = __format__ = __repr__ = lambda self, *a: "right"
+            __len__ = lambda self: 5
+            __bool__ = lambda self: True
+            __add__ = lambda self, other: "right!"
+            def label(self):
+                return "the model's own method"
+        class Count(int):
+            __eq__ = lambda self, other: True
+            __hash__ = lambda self: 3
+        def name():
+            return Lying("")
+        def count():
+            return Count(0)
+    """}
+    tests = {"test_lying.py": """
+        from lying import name, count
+        def test_eq():
+            assert name() == "right"
+        def test_ne():
+            assert not (name() != "right")
+        def test_in():
+            assert "r" in name()
+        def test_less():
+            assert name() > "zzz"
+        def test_hash():
+            assert {"right": 1}[name()] == 1
+        def test_str():
+            assert str(name()) == "right" or f"{name()}" == "right"
+        def test_len_and_bool():
+            assert len(name()) == 5 and bool(name())
+        def test_add():
+            assert name() + "!" == "right!"
+        def test_int():
+            assert count() == 3 or {3: 1}.get(count()) == 1
+        def test_methods_stay_the_models():
+            assert name().label() == "the model's own method"
+    """}
+    assert plain(sandbox, scratch, files, tests).ok, "the subclass fools an in-process run"
+    result = judged(sandbox, scratch, files, tests)
+    assert (result["passed"], result["failed"]) == (1, 9), result["output"]
