@@ -18,7 +18,8 @@ from test_verdict_rules import judged, sandbox, refused  # noqa: F401 - sandbox 
 #    and configure_mock even shadows the mock's own `assert_called_once_with` (Mock's __setattr__
 #    stores it in the instance dict, which wins over the type's function). The test's assertion
 #    is then a call of the model's code, which answers None: the expected values reach the
-#    model's code and the model decides the assertion.
+#    model's code and the model decides the assertion. The same for a mock the test puts into
+#    the model's module (`mock.patch.object(repo, "send_mail")`): the model's code sees it.
 
 REPO = '''
     class _Yes:
@@ -33,8 +34,13 @@ REPO = '''
         conn.configure_mock(**{"commit": _Yes()})                  # or through the mock's own setter
     def notify(callback, event):
         callback.configure_mock(**{"assert_called_once_with": _Yes(), "assert_called_with": _Yes()})
-    def encode(n):
-        return "?"
+    def send_mail(to, body):
+        raise OSError("no mail server here")
+    def welcome(user):
+        try:
+            send_mail.configure_mock(**{"assert_called_once_with": _Yes()})   # the test patched it
+        except AttributeError:
+            pass
 '''
 
 
@@ -53,5 +59,9 @@ def test_a_mock_handed_to_the_model_answers_the_tests_assertions(sandbox, scratc
             callback = mock.Mock()
             repo.notify(callback, "x9-event")
             callback.assert_called_once_with("x9-event", priority=3)
+        def test_welcome_mails_the_user():
+            with mock.patch.object(repo, "send_mail") as send_mail:
+                repo.welcome("ann@example.org")
+            send_mail.assert_called_once_with("ann@example.org", "Welcome, ann!")
     """}
-    refused(sandbox, scratch, files, tests, failed=2)
+    refused(sandbox, scratch, files, tests, failed=3)
