@@ -65,3 +65,49 @@ def test_a_mock_handed_to_the_model_answers_the_tests_assertions(sandbox, scratc
             send_mail.assert_called_once_with("ann@example.org", "Welcome, ann!")
     """}
     refused(sandbox, scratch, files, tests, failed=3)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. A test library the sandbox interpreter does not have is answered by the model's module of
+#    that name. The default sandbox is a venv with only pytest; a property-based suite imports
+#    Hypothesis (`from hypothesis import given, strategies as st`). ShadowFinder keeps the model
+#    from answering for an *installed* library, but workspace_modules() serves any other
+#    top-level name the workspace provides, so the model's hypothesis/ package is the tests'
+#    Hypothesis: its `given` is a decorator of the model's code on every test function, and the
+#    wrapper it returns never calls the test (nothing is "kept": no assertion ever ran). In a plain
+#    run the suite cannot even be collected (no Hypothesis): judged, it is "solved".
+
+def test_a_test_library_the_sandbox_lacks_is_the_models(sandbox, scratch):
+    files = {"codec.py": '''
+        def encode(s):
+            return "?"
+        def decode(s):
+            return "?"
+    ''', "hypothesis/__init__.py": '''
+        import functools, inspect
+        def given(*args, **kwargs):
+            def wrap(test):
+                @functools.wraps(test)
+                def run(*args, **kwargs):
+                    return None
+                run.__signature__ = inspect.Signature()  # (as Hypothesis does: no fixture for s)
+                return run
+            return wrap
+        def settings(*args, **kwargs):
+            return lambda test: test
+        example = settings
+    ''', "hypothesis/strategies.py": '''
+        def __getattr__(name):
+            return lambda *args, **kwargs: None
+    '''}
+    tests = {"test_codec.py": """
+        from hypothesis import given, strategies as st
+        import codec
+        @given(st.text())
+        def test_roundtrip(s):
+            assert codec.decode(codec.encode(s)) == s
+        @given(st.integers(min_value=0))
+        def test_encoding_is_ascii(n):
+            assert codec.encode(str(n)).isascii() and codec.encode(str(n)) != "?"
+    """}
+    refused(sandbox, scratch, files, tests, failed=2)
