@@ -157,3 +157,37 @@ def test_a_pickle_of_plain_data_sets_fraction_eq_in_the_judge(sandbox, scratch):
             assert exact.median([1, 2, 3, 4]) == Fraction(5, 2)
     """}
     refused(sandbox, scratch, files, tests, failed=3)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. (held) The parameters of a test from the model's module: `parametrize("case",
+#    mylib.CASES)` with CASES empty leaves one item that pytest skips ("got empty parameter set"),
+#    and a CASES whose iteration raises is a collection error; a skip is never "solved".
+
+def test_parameters_from_the_model_never_drop_the_tests(sandbox, scratch):
+    files = {"cases.py": '''
+        CASES = []
+        class _Boom:
+            def __iter__(self):
+                raise RuntimeError("no cases")
+        MORE = _Boom()
+        def square(x):
+            return x * x
+    '''}
+    tests = {"test_cases.py": """
+        import pytest
+        import cases
+        @pytest.mark.parametrize("x", cases.CASES)
+        def test_square_of_the_libraries_examples(x):
+            assert cases.square(x) == x * x
+        @pytest.mark.parametrize("x", cases.MORE)
+        def test_square_of_more(x):
+            assert cases.square(x) == x * x
+        def test_square():
+            assert cases.square(3) == 9
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert not result["ok"] and (result["skipped"] or result["errors"]), result["output"]
+    files["cases.py"] = files["cases.py"].replace("MORE = _Boom()", "MORE = []")
+    result = judged(sandbox, scratch / "again", files, tests)
+    assert not result["ok"] and result["skipped"] == 2, result["output"]
