@@ -1,10 +1,9 @@
 """Red team, round 10 (after 5f1ed24). Each test is an attack; it FAILS when the attack works (a
-false "solved", or the hidden tests reach the model's code)."""
+false "solved", or the hidden tests reach the model's code). None of these runs the model's code
+in the judge (so none needs FORGE): each makes tests pass that no honest code could pass."""
 from __future__ import annotations
 
 
-from test_redteam_round7 import HONEST_FAILURE
-from test_redteam_round8 import FORGE  # noqa: F401 - used by later attacks
 from test_verdict_rules import judged, sandbox, refused  # noqa: F401 - sandbox is a fixture
 
 
@@ -20,6 +19,8 @@ from test_verdict_rules import judged, sandbox, refused  # noqa: F401 - sandbox 
 #    is then a call of the model's code, which answers None: the expected values reach the
 #    model's code and the model decides the assertion. The same for a mock the test puts into
 #    the model's module (`mock.patch.object(repo, "send_mail")`): the model's code sees it.
+#    (configure_mock also walks dotted names with getattr in the judge, past _check_name:
+#    `"__class__.__base__.assert_called_once_with"` reaches the Mock class of every later test.)
 
 REPO = '''
     class _Yes:
