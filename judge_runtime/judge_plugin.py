@@ -95,8 +95,21 @@ def workspace_modules(workspace: str, tests: str) -> tuple[set[str], set[str]]:
         - own - _names(tests, deep=True)
     loaded = {name.partition(".")[0] for name in sys.modules} | PYTEST_FAMILY
     elsewhere = [p for p in sys.path if p and os.path.abspath(p) not in (os.path.abspath(tests), _HERE)]
-    shadowed = {n for n in candidates if n in loaded or importlib.machinery.PathFinder.find_spec(n, elsewhere)}
+    shadowed = {n for n in candidates if n in loaded or importlib.machinery.PathFinder.find_spec(n, elsewhere)
+                or _test_library(n)}
     return candidates - shadowed, shadowed
+
+
+# Libraries that run tests (their decorators call the test's body, their fixtures hand it
+# values): a module of the workspace never answers for one, installed or not (a `given` of the
+# model's code would decide which examples a test sees, or never call it).
+TEST_LIBRARIES = frozenset({"hypothesis", "pytest", "_pytest", "pluggy", "mock", "freezegun", "responses", "pretend",
+                            "faker", "factory", "parameterized", "testfixtures", "time_machine", "syrupy", "nose",
+                            "nose2", "unittest2", "pyfakefs", "requests_mock", "respx", "trustme", "xdist"})
+
+
+def _test_library(name: str) -> bool:
+    return name in TEST_LIBRARIES or name.startswith(("pytest_", "pytest-"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -869,20 +882,37 @@ class ModelsPickle(pickle.UnpicklingError):
     """A pickle that names the workspace's objects: loaded whole by the worker (pickle.load/loads)."""
 
 
-class JudgedUnpickler(pickle.Unpickler):
+class JudgedUnpickler(pickle._Unpickler):  # (the Python one: its BUILD can be checked)
     """pickle in the judge: bytes a test unpickles may come from the model's code, and a pickle can
     name any callable (eval). Only plain data types and our proxies' own loader are looked up
-    here; a pickle that names the workspace's objects is the worker's to load (ModelsPickle), and
-    what it gives crosses as any result of the model's code does; anything else is refused."""
+    here, and state is set only on instances (BUILD on a class it named would change that class
+    for every later test: `Fraction.__eq__ = str`); a pickle that names the workspace's objects
+    is the worker's to load (ModelsPickle), and what it gives crosses as any result of the
+    model's code does; anything else is refused."""
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+
+    def load_build(self):
+        target = self.stack[-2] if len(self.stack) >= 2 else None
+        if isinstance(target, (type, types.ModuleType)) or callable(target):
+            raise pickle.UnpicklingError(f"the judge sets no state on {type(target).__name__} objects from a "
+                                         f"pickle (only on instances it made)")
+        pickle._Unpickler.load_build(self)
+
+    dispatch[pickle.BUILD[0]] = load_build
 
     DATA = {("builtins", n) for n in ("set", "frozenset", "bytearray", "complex", "slice", "range", "object", "list",
                                       "dict", "tuple", "int", "float", "str", "bytes", "bool")} | {
         ("collections", n) for n in ("OrderedDict", "defaultdict", "deque", "Counter")} | {
         ("datetime", n) for n in ("date", "datetime", "time", "timedelta", "timezone")} | {
-        ("decimal", "Decimal"), ("fractions", "Fraction"), ("copyreg", "_reconstructor"),
+        ("decimal", "Decimal"), ("fractions", "Fraction"), ("copyreg", "_reconstructor"), ("_codecs", "encode"),
         ("_judge_rpc", "_unpickled")}
 
     def find_class(self, module, name):
+        if self.proto < 3 and self.fix_imports:  # Python 2's names, as pickle's own find_class maps them
+            import _compat_pickle
+            module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+            module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         if (module, name) in self.DATA:
             return super().find_class(module, name)
         if module.partition(".")[0] in MODULES:
@@ -1039,6 +1069,10 @@ class ShadowFinder:
             frame = frame.f_back
         if frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(TESTS_DIR + os.sep):
             top = fullname.partition(".")[0]
+            if _test_library(top) and importlib.machinery.PathFinder.find_spec(top, sys.path) is None:
+                raise ImportError(f"the tests import the test library {top!r}, which the sandbox interpreter lacks; "
+                                  f"the workspace's {top!r} is the model's code and never runs the tests: install "
+                                  f"{top} in the sandbox interpreter", name=fullname)
             raise ImportError(f"the workspace's {top!r} shadows the installed library {top!r}: the judge cannot "
                               f"tell which one the tests mean; rename the workspace module", name=fullname)
         return None
@@ -1186,6 +1220,10 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     kept = rpc.failures_kept_by_the_model()
     report = outcome.get_result()
+    if call.when == "call" and report.passed and item.stash.get(BODY_NEVER_RAN, False):
+        report.outcome = "failed"
+        report.longrepr = ("the test's body never ran: the test function is the model's code (its decorator's "
+                           "wrapper), which did not call it")
     if kept and report.passed:
         report.outcome = "failed"
         report.longrepr = ("the test's own check failed inside the model's code, which did not let it through "
@@ -1197,11 +1235,38 @@ def pytest_runtest_setup(item):
     WORKER.revive()
 
 
-@pytest.hookimpl(tryfirst=True)
+def _made_by_the_model(obj) -> bool:
+    """A test function the model's code returned (the wrapper of its decorator): whether the
+    test's own body runs is then the model's code's to decide."""
+    return isinstance(obj.__func__ if type(obj) is types.MethodType else obj, rpc.Remote)
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_call(item):
-    """The test's fixtures (tmp_path ...) exist now: open them to the worker's user."""
+    """The test's fixtures (tmp_path ...) exist now: open them to the worker's user. A test
+    function the model's code made passes only if code of the tests' files ran in it (a
+    decorator of the model's code that never calls the test's body, a `given` that runs nothing)."""
     if WORKER.other_user:
         WORKER.hand_over_tmp()
+    if not _made_by_the_model(getattr(item, "obj", None)):
+        yield
+        return
+    ran = []
+
+    def watch(frame, event, arg):
+        if not ran and frame.f_code.co_filename.startswith(TESTS_DIR + os.sep):
+            ran.append(True)
+
+    previous = sys.gettrace()
+    sys.settrace(watch)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+    item.stash[BODY_NEVER_RAN] = not ran
+
+
+BODY_NEVER_RAN = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -194,6 +194,9 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     a door to the judge: __globals__, __code__, __closure__, __class__, __self__ ..."""
     if name in _TEST_SECRETS:
         raise AttributeError(f"{name!r}: the tests' marks (parametrize values) are not for the model's code")
+    if _test_double(target) and (write or (not _is_dunder(name) and _method_on_type(target, name))):
+        raise PermissionError(f"{name!r}: a test double (unittest.mock) is the test's record of how the model's "
+                              f"code used it: the model's code may call it and read it, never configure it")
     if write and _method_on_type(target, name):
         raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
                               f"or delete it (the test would call the model's code thinking it calls its own)")
@@ -212,6 +215,12 @@ def _check_name(conn, target, name: str, write: bool) -> None:
         text = (f"{name!r}: the model's code may use public names of the tests' objects, and private names and "
                 f"data dunders only of objects the tests define")
         raise PermissionError(text) if write else AttributeError(text)
+
+
+def _test_double(obj) -> bool:
+    """A unittest.mock object (its type: a spec'd mock's __class__ is the spec's)."""
+    mock = sys.modules.get("unittest.mock")
+    return mock is not None and issubclass(type(obj), mock.NonCallableMock)
 
 
 def _defined_here(conn, obj) -> bool:

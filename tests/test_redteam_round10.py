@@ -111,7 +111,39 @@ def test_a_test_library_the_sandbox_lacks_is_the_models(sandbox, scratch):
         def test_encoding_is_ascii(n):
             assert codec.encode(str(n)).isascii() and codec.encode(str(n)) != "?"
     """}
-    refused(sandbox, scratch, files, tests, failed=2)
+    result = refused(sandbox, scratch, files, tests, failed=1)
+    assert "test library 'hypothesis', which the sandbox interpreter lacks" in result["output"]
+
+
+# 2b. The same without a test library's name: a suite that uses the model's own decorator on its
+#     test functions (a task "write a retry decorator" whose hidden tests are decorated with it).
+#     A test function the model's code made passes only if the test's own code ran in it.
+
+def test_a_decorator_of_the_model_that_never_calls_the_test(sandbox, scratch):
+    files = {"resilient.py": '''
+        import functools
+        def retry(times):
+            def wrap(test):
+                @functools.wraps(test)
+                def run(*args, **kwargs):
+                    return None
+                return run
+            return wrap
+        def parse(text):
+            return None
+    '''}
+    tests = {"test_resilient.py": """
+        import resilient
+        @resilient.retry(3)
+        def test_parse():
+            assert resilient.parse("1") == 1
+        class TestMore:
+            @resilient.retry(2)
+            def test_parse_two(self):
+                assert resilient.parse("2") == 2
+    """}
+    result = refused(sandbox, scratch, files, tests, failed=2)
+    assert "the test's body never ran" in result["output"]
 
 
 # ---------------------------------------------------------------------------------------------

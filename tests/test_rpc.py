@@ -91,8 +91,9 @@ def test_a_lying_subclass_arrives_as_its_exact_base(pair):
                          "class S(str):\n    def __eq__(s, o):\n        return True\n    __hash__ = str.__hash__\n"
                          "def make():\n    return L([1]), S('x')\n")
     lst, text = module.make()
-    assert type(text) is str and text != "y"
-    # a list subclass of the model's keeps its methods (a copy that forwards them), never its __eq__
+    # a str or list subclass of the model's keeps its methods (a copy that forwards them), never its __eq__
+    assert isinstance(text, str) and type(text).__eq__ is str.__eq__ and text != "y" and text == "x"
+    assert type(text).__hash__ is str.__hash__ and type(text).__mro__[1:] == (str, object)
     assert isinstance(lst, list) and type(lst).__eq__ is list.__eq__ and lst != [2] and lst == [1]
 
 

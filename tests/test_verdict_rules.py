@@ -1184,6 +1184,11 @@ def test_logging_configured_from_the_models_settings_and_pickles_of_its_objects(
             with open(tmp_path / "items.pkl", "rb") as f:
                 item, data = pickle.load(f)
             assert item.name == "a" and data == {"n": 1}
+            import collections, datetime, fractions
+            plain = [collections.Counter("abca"), collections.OrderedDict(a=1), fractions.Fraction(1, 3),
+                     datetime.date(2020, 1, 2), collections.defaultdict(list, {"k": [1]}), {1, 2}]
+            for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+                assert pickle.loads(pickle.dumps(plain, protocol)) == plain
     """}
     honest(sandbox, scratch, files, tests, passed=2)
 
@@ -1236,3 +1241,35 @@ def test_a_builtin_subclass_of_the_model_is_judged_on_its_value(sandbox, scratch
     assert plain(sandbox, scratch, files, tests).ok, "the subclass fools an in-process run"
     result = judged(sandbox, scratch, files, tests)
     assert (result["passed"], result["failed"]) == (1, 9), result["output"]
+
+
+def test_the_models_code_uses_a_tests_mocks_as_the_real_thing(sandbox, scratch):
+    """A test double handed to the model's code: it calls it, its children, its magic methods
+    (`with conn:`, `len`), reads what the test configured; the test's assertions see the calls."""
+    files = {"repo.py": """
+        def save(conn, item):
+            with conn:
+                conn.execute("INSERT", (item["id"], item["name"]))
+                conn.commit()
+            return conn.rowcount + len(conn)
+        def welcome(mailer, user):
+            mailer.send(user, f"Welcome, {user.split('@')[0]}!")
+            return mailer.send.return_value
+    """}
+    tests = {"test_repo.py": """
+        from unittest import mock
+        import repo
+        def test_save():
+            conn = mock.MagicMock(rowcount=1)
+            conn.__len__.return_value = 2
+            assert repo.save(conn, {"id": 1, "name": "a"}) == 3
+            conn.execute.assert_called_once_with("INSERT", (1, "a"))
+            conn.commit.assert_called_once_with()
+            conn.__enter__.assert_called_once_with()
+        def test_welcome():
+            mailer = mock.Mock()
+            mailer.send.return_value = "sent"
+            assert repo.welcome(mailer, "ann@example.org") == "sent"
+            mailer.send.assert_called_once_with("ann@example.org", "Welcome, ann!")
+    """}
+    honest(sandbox, scratch, files, tests, passed=2)
