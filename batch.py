@@ -36,7 +36,7 @@ from workspace_files import write_atomic
 RUN_TASK = Path(__file__).resolve().with_name("run_task.py")
 STATE, SUMMARY, SUMMARY_MD = "batch.json", "summary.json", "summary.md"
 MAX_ATTEMPTS = 3  # starts of one run in one batch invocation (a retry after a server or sandbox failure)
-FINAL = ("solved", "unsolved", "step_limit", "stuck", "error")
+FINAL = ("solved", "unverified", "unsolved", "step_limit", "stuck", "error")
 PASSED_FLAGS = ("backend", "protocol", "model", "model_path", "max_steps", "config", "sandbox_python", "isolation",
                 "decider", "decider_block")
 
@@ -228,7 +228,7 @@ def totals(tasks: int, rows: list[dict], wall: float) -> dict:
             "tokens": {k: sum(r["tokens"].get(k) or 0 for r in rows) for k in ("prompt", "completion")},
             "seconds": round(sum(r["seconds"] or 0 for r in rows), 2),
             "not_done": tasks - len(done), "pass_rate": round(count("solved") / tasks, 3) if tasks else 0.0,
-            "unverified_solved": sum(r["status"] == "solved" and r.get("verified") is False for r in done),
+            "unverified": count("unverified"),
             "context_exhausted": sum("no longer fits the context" in str(r["reason"]) for r in done),
             "wall_seconds": round(wall, 2),
             "overhead_seconds_per_run": round(sum(overheads) / len(overheads), 3) if overheads else None}
@@ -244,7 +244,7 @@ def write_summary(batch_dir: Path, summary: dict) -> None:
     t = summary["totals"]
     lines = [f"# Batch {cell(summary['batch_id'])}", "",
              f"{t['solved']} of {t['tasks']} solved ({t['done']} done); finish accepted {t['finish_accepted']}; "
-             f"unsolved {t['unsolved']}, stuck {t['stuck']}, step limit {t['step_limit']}, error {t['error']}; "
+             f"unverified {t['unverified']} (no tests to judge by), unsolved {t['unsolved']}, stuck {t['stuck']}, step limit {t['step_limit']}, error {t['error']}; "
              f"invalid replies {t['invalid_replies']}; tokens {t['tokens']['prompt']} + {t['tokens']['completion']}; "
              f"{t['seconds']} s of runs in {t['wall_seconds']} s", "",
              "| task | status | steps | invalid replies | finish accepted | hidden tests | tokens | seconds | reason |",
@@ -387,7 +387,9 @@ class Batch:
         self.progress.stop()
         t = summary["totals"]
         left = t["tasks"] - t["done"]
-        self.progress.line(f"Batch {self.dir.name}: {t['solved']} of {t['tasks']} solved; summary in {self.dir / SUMMARY_MD}")
+        unverified = f" ({t['unverified']} more unverified: no tests to judge by)" if t["unverified"] else ""
+        self.progress.line(f"Batch {self.dir.name}: {t['solved']} of {t['tasks']} solved{unverified}; "
+                           f"summary in {self.dir / SUMMARY_MD}")
         if left:
             why = "interrupted" if interrupted else "no server took them" if not any(s.alive for s in self.servers) else "infrastructure failures"
             self.progress.line(f"{left} not done ({why}); continue with: python run_task.py --resume {self.shown_dir()}")

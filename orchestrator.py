@@ -28,7 +28,8 @@ from workspace_files import put_file
 
 class Status(str, Enum):
     """How a run ended (the value is what result.json and the console say)."""
-    SOLVED = "solved"
+    SOLVED = "solved"  # finish accepted and the task's own tests, judged, agree
+    UNVERIFIED = "unverified"  # finish accepted, but the task has no tests of its own to judge by
     UNSOLVED = "unsolved"
     STEP_LIMIT = "step_limit"
     STUCK = "stuck"
@@ -312,7 +313,8 @@ class Orchestrator:
             if why:
                 status, reason = Status.UNSOLVED, why
             elif not any(judged.values()):
-                reason += " (not verified: the task has no tests of its own to judge the files by)"
+                status, reason = Status.UNVERIFIED, reason + " (not verified: the task has no tests of its own to " \
+                                                             "judge the files by; give it hidden tests)"
         return status, reason, {"hidden_tests": judged["hidden tests"], "protected_tests": judged["protected tests"],
                                 "verified": any(judged.values())}
 

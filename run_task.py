@@ -89,8 +89,8 @@ def resumable_task(run_dir: Path) -> Path:
         status = json.loads((run_dir / "result.json").read_text(encoding="utf-8")).get("status")
     except (OSError, ValueError, AttributeError):
         status = None  # no result yet (interrupted hard) or a damaged one: the transcript decides
-    if status == "solved":
-        raise ConfigError(f"{run_dir}: that run is already solved; there is nothing to resume")
+    if status in ("solved", "unverified"):
+        raise ConfigError(f"{run_dir}: that run already ended {status}; there is nothing to resume")
     return Path(start["source"])
 
 

@@ -388,8 +388,13 @@ class Sandbox:
     def hide(self, folders: list[Path]) -> None:
         """Folders the tests must not see (the task's files with its hidden tests, the runs with
         their transcripts): under bwrap nothing outside the run's copy is visible anyway; the
-        basic layer with namespaces mounts an empty tmpfs over each; plain basic cannot."""
-        self.confinement.hidden = [str(f) for f in folders if len(f.parts) >= 3 and f.is_dir()]
+        basic layer with namespaces mounts an empty tmpfs over each (what the run needs below
+        it is bound back), and refuses to start when one is the root folder; plain basic cannot."""
+        folders = [f for f in folders if f.is_dir()]
+        if self.confinement.layer == "basic" and self.confinement.namespaces and any(len(f.parts) < 2 for f in folders):
+            raise SandboxError("the task file or the runs folder is in /, which cannot be hidden from the tests "
+                               "(they would read the hidden tests); move it into a folder of its own")
+        self.confinement.hidden = [str(f) for f in folders]
 
     def describe(self) -> str:
         how = ("; warm runner (pytest imported once, a fresh fork per run)" if self.warm else

@@ -72,7 +72,7 @@ def test_when_a_finished_run_is_solved(finish, changed, judged, why):
     assert verdict.failed_check(finish, changed, judged) == why
 
 
-def test_a_task_without_tests_of_its_own_is_solved_but_not_verified(scratch, sandbox):
+def test_a_task_without_tests_of_its_own_ends_unverified_never_solved(scratch, sandbox):
     (scratch / "t.yaml").write_text(json.dumps({"prompt": "write x.py"}))
     config = Config(runs_dir=str(scratch / "runs"))
     run_dir = scratch / "runs" / "t"
@@ -82,7 +82,7 @@ def test_a_task_without_tests_of_its_own_is_solved_but_not_verified(scratch, san
               action("finish", summary="done")]
     result = Orchestrator(load_task(scratch / "t.yaml"), ScriptedBackend(script), sandbox, config, run_dir,
                           say=lambda line: None).run()
-    assert result["status"] == "solved" and result["verified"] is False and "not verified" in result["reason"]
+    assert result["status"] == "unverified" and result["verified"] is False and "not verified" in result["reason"]
 
 
 def test_a_sandbox_that_cannot_start_is_no_test_result(scratch):

@@ -29,7 +29,8 @@ def batch_summary(clone: Path, batch_id: str) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# 1. (WORKS) A batch's headline, its exit code and its `solved` total count a run nobody judged.
+# 1. (was a hole; closed: such a run ends `unverified`, exits 1, counts apart in a batch) A batch's
+#    headline, its exit code and its `solved` total counted a run nobody judged.
 #    What: a task with no tests of its own (the README's first form, `name.txt`, "the prompt
 #    alone; the workspace starts empty") and a hostile model that writes WRONG code plus one test
 #    that the wrong code passes (and that fails on the empty start, so the proof of the model's own
@@ -138,7 +139,8 @@ def test_two_tasks_with_one_id_in_a_batch_are_counted_apart(clone):
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. (WORKS) The hidden tests of a task kept in a top-level folder (/tasks/name.yaml, the usual
+# 4. (was a hole; closed: Sandbox.hide masks any folder but /, and refuses to start for /) The
+#    hidden tests of a task kept in a top-level folder (/tasks/name.yaml, the usual
 #    mount point in a container, where bubblewrap often does not work and the basic layer with
 #    namespaces is what runs) are readable by the model's code, in its own runs and in the judged
 #    worker: a model that reads the expected values out of the task file is judged `solved` by
@@ -201,6 +203,6 @@ def test_hidden_tests_in_a_top_level_task_folder_do_not_reach_the_models_code(cl
     with FakeKoboldCpp(script) as server:
         proc = user(clone, "--task", str(task), "--server", server.url, "--isolation", "basic")
     res = result(clone, "secret")
-    assert res["finish_accepted"] is True  # the attack ran as planned
     assert res["status"] != "solved", (res["reason"], res["hidden_tests"])
+    assert res["hidden_tests"] is not None and res["hidden_tests"]["passed"] == 0, res["hidden_tests"]
     assert proc.returncode != 0

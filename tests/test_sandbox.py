@@ -464,3 +464,15 @@ def test_a_run_ends_when_the_agent_is_killed_mid_run(layer, scratch):
             except OSError:
                 pass
     assert left == [], f"still running after the agent was killed: {left}"
+
+
+@pytest.mark.skipif(not isolation.unshare_works(), reason="needs the basic layer with namespaces")
+def test_every_folder_to_hide_is_hidden_and_the_root_folder_stops_the_run(tmp_path):
+    """A task kept in a top-level folder (/tasks, a container's mount) is hidden like any other;
+    a task file in / cannot be, and the run does not start."""
+    from sandbox import Sandbox, SandboxError
+    sandbox = Sandbox(SandboxConfig(isolation="basic"))
+    sandbox.hide([Path("/tmp"), tmp_path, tmp_path / "missing"])
+    assert sandbox.confinement.hidden == ["/tmp", str(tmp_path)]
+    with pytest.raises(SandboxError, match="cannot be hidden"):
+        sandbox.hide([Path("/")])
