@@ -66,7 +66,8 @@ class Orchestrator:
                 self.workspace.put(rel, content)
         # the task's own tests: laid over every test run's copy, and byte-identical after it
         self.protected = {rel: task.spec.files[rel] for rel in sorted(self.workspace.protected)}
-        sandbox.hide([Path(task.source).resolve().parent, run_dir.parent])
+        # the task's folder and every run (this batch's and earlier ones: their transcripts hold judged output)
+        sandbox.hide([Path(task.source).resolve().parent, run_dir.parent, Path(config.runs_dir).resolve()])
         self.log = RunLog(run_dir)
         self.state = RunState([{"role": "system", "content": prompts.system_prompt(self.enabled)},
                                {"role": "user", "content": prompts.task_message(task.spec.prompt, self.workspace.files(),
