@@ -1,7 +1,8 @@
 """Where this project keeps its files outside the repository, and the copy of sandbox_runtime/
 (the launcher, the warm server, the pytest entry point and plugin) and judge_runtime/ (the judge's
-plugin and its worker) that the sandbox interpreter runs, with their bytecode: in the cache folder, owned by us and read-only for others, so the test user (uid 65534
-when we are root) can run those files and never change them, whatever folder this project lives in.
+plugin and its worker) that the sandbox interpreter runs, with their bytecode: in the cache
+folder, owned by us and read-only for others, so the test user (uid 65534 when we are root) can
+run those files and never change them, whatever folder this project lives in.
 """
 from __future__ import annotations
 
