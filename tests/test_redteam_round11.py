@@ -153,3 +153,36 @@ def test_a_decorator_hands_the_tests_body_arguments_of_its_own(sandbox, scratch)
             assert resilient.parse("7") == expected
     """}
     refused(sandbox, scratch, files, tests, failed=4)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. (held) A kept value (the model's str subclass) asks the model's object for what its base
+#    lacks (rpc._ask_the_models_object), and copy.deepcopy looks `__deepcopy__` up on the
+#    instance: the model's class defines one that answers the expected value. Held: the kept
+#    value's link to the model's object is a plain proxy (_PLAIN_SPECIALS, no __deepcopy__, and
+#    Remote.__getattr__ never forwards it), so the copy is made from the value. (A worker whose
+#    rpc the model's code rewrote could first send a reference to the same handle with
+#    __deepcopy__ among its special methods: the one proxy per handle would then have it.)
+
+def test_a_deepcopy_of_a_kept_value_is_the_models_answer(sandbox, scratch):
+    files = {"names.py": '''
+        class Name(str):
+            def __deepcopy__(self, memo):
+                return "Ada Lovelace"
+            def __copy__(self):
+                return "Ada Lovelace"
+            def __getstate__(self):
+                return {"x": 1}
+        def full_name(first, last):
+            return Name("?")
+    '''}
+    tests = {"test_names.py": """
+        import copy
+        import names
+        def test_full_name_deepcopy():
+            assert copy.deepcopy(names.full_name("Ada", "Lovelace")) == "Ada Lovelace"
+        def test_full_name_copy():
+            assert copy.copy([names.full_name("Ada", "Lovelace")]) == ["Ada Lovelace"]
+            assert copy.deepcopy({"n": names.full_name("Ada", "Lovelace")}) == {"n": "Ada Lovelace"}
+    """}
+    refused(sandbox, scratch, files, tests, failed=2)
