@@ -186,3 +186,22 @@ def test_a_deepcopy_of_a_kept_value_is_the_models_answer(sandbox, scratch):
             assert copy.deepcopy({"n": names.full_name("Ada", "Lovelace")}) == {"n": "Ada Lovelace"}
     """}
     refused(sandbox, scratch, files, tests, failed=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Held or not worth a test (looked at, no false "solved" found):
+# - kept values: ==, hash, format, json, operator.index, math, numpy (asarray, isclose,
+#   assert_allclose: a Python scalar subclass is read as its value, __array_interface__ never asked),
+#   pytest.approx (np.isscalar first), pickle.dumps (fails: the local class claims builtins.int).
+# - function proxies as FunctionType: pytest reads __code__/__wrapped__/place_as of a model-made test
+#   for its location and flags only (a "generator" or "coroutine" claim makes it xfail/fail, never
+#   pass); create_autospec's template takes __name__ only if isidentifier(); get_type_hints and
+#   inspect.getsource stop at the audit hook or at a proxy that is not a code object.
+# - test doubles: the model may read `m.side_effect` (a list_iterator by reference) and next() it,
+#   taking the test's configured answers without a recorded call: changes no assertion's outcome.
+# - pickle: JudgedUnpickler's EXT opcodes go through find_class; `size` from the worker only moves
+#   the test's file position (a model-chosen seek), the object is the model's anyway.
+# - entry points: a dist-info the model writes is found by name only; ep.load() may name any
+#   standard-library callable ("operator:not_"), which a test then calls with its own arguments.
+# - fidelity (not attacks): a parametrize mark above a model decorator is lost (pytestmark of a proxy
+#   is never read: "fixture not found"); copy.copy of a shared dict (_LIVE) shares the model's object.
