@@ -55,6 +55,19 @@ def layer_sandbox(layer: str, **limits) -> Sandbox:
                                  warm="warm" in layer, **limits))
 
 
+@contextlib.contextmanager
+def limited(sandbox: Sandbox, **limits):
+    """The same sandbox (its layer, its warm runner) with other limits for the runs in the block:
+    a test that waits out a limit (a hang, a fork bomb) sets a short one instead of the module's.
+    Every limit is read from sandbox.cfg at each run (the wall clock, the rlimits), none at start."""
+    saved = sandbox.cfg
+    sandbox.cfg = saved.model_copy(update=limits)
+    try:
+        yield sandbox
+    finally:
+        sandbox.cfg = saved
+
+
 # -- `alone`: tests that run with no other test beside them, across xdist workers ---------------------
 # A readers-writer lock on a file the controller creates: every test holds it shared, an `alone` test
 # holds it exclusively; a turnstile lock in front keeps a waiting `alone` test from being starved by

@@ -12,6 +12,7 @@ A scripted reply is a string (the model's text), or a dict:
   {"text": ..., "truncated": True}   the reply was cut at max tokens
   {"status": 503}                    the server answers with this HTTP status instead
   {"delay": 30, ...}                 the reply comes after that many seconds (sooner if aborted)
+  {"gate": threading.Event(), ...}   the reply comes once the test sets the event (or aborted; at most 120 s)
   {"reset": True}                    the connection is dropped without an answer (KoboldCPP only)
   {"tool": name, "arguments": {...}, "content": "..."}  a native tool call (tools protocol)
 """
@@ -62,7 +63,11 @@ class ScriptedServer:
             self.generations += 1
         if isinstance(item, str):
             item = {"text": item}
-        if item.get("delay"):  # a slow model, to interrupt a run mid-request
+        if item.get("gate") is not None:  # a model still thinking until the test has seen what it needs
+            deadline = time.monotonic() + item.get("delay", 120)
+            while not item["gate"].wait(0.05) and not (stop and stop.is_set()) and time.monotonic() < deadline:
+                pass
+        elif item.get("delay"):  # a slow model, to interrupt a run mid-request
             (stop or threading.Event()).wait(item["delay"])
         return item
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+import llm_client
 import report
 from conftest import ROOT
 from fake_servers import FakeKoboldCpp, action
@@ -211,7 +212,8 @@ def test_native_generate_is_used_when_the_chat_endpoint_is_missing(loop_agent):
     assert "<|im_end|>" in bodies[0]["stop_sequence"] and isinstance(bodies[0]["max_length"], int)
 
 
-def test_busy_server_is_retried(loop_agent):
+def test_busy_server_is_retried(loop_agent, monkeypatch):
+    monkeypatch.setattr(llm_client.HttpBackend, "backoff", 0.01)  # in this process: the retries, not their 1 s + 2 s waits
     script = [{"status": 503}, {"status": 503}, action("write_file", path="fizzbuzz.py", content=FIXED),
               action("write_file", path="test_fizzbuzz.py", content=TESTS), action("run_tests"),
               action("finish", summary="done")]

@@ -8,6 +8,7 @@ import pty
 import re
 import subprocess
 import sys
+import threading
 import time
 
 from batches import FIZZBUZZ_NEVER_FIXED, FIZZBUZZ_RED_THEN_GREEN, STATS_FIXED, make_batch, play
@@ -81,10 +82,12 @@ def test_quiet_prints_only_the_result_line(clone):
 
 
 def test_follow_prints_a_run_while_it_goes_until_it_ends(clone):
-    """--follow started while the model is still thinking (a reply that takes 15 s) prints what is
-    there, goes on waiting, prints the rest as the run writes it, and ends with the run."""
+    """--follow started while the model is still thinking (a reply held until the test has seen
+    --follow print what is there and go on waiting) prints the rest as the run writes it, and ends
+    with the run."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
-    slow = [STATS_FIXED[0], {"delay": 15, "text": STATS_FIXED[1]}]
+    thinking = threading.Event()
+    slow = [STATS_FIXED[0], {"gate": thinking, "text": STATS_FIXED[1]}]
     with FakeKoboldCpp(slow) as server:
         run = subprocess.Popen([sys.executable, "run_task.py", "--task", "example_tasks/stats", "--server", server.url,
                                 "--isolation", "basic"], cwd=clone, env=env, stdout=subprocess.DEVNULL,
@@ -95,9 +98,13 @@ def test_follow_prints_a_run_while_it_goes_until_it_ends(clone):
             time.sleep(0.1)
         follow = subprocess.Popen([sys.executable, "run_task.py", "--show", "runs/stats", "--follow"], cwd=clone,
                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        first = [follow.stdout.readline() for _ in range(6)]
-        assert first[4].startswith("[1] thought: fix both off-by-one bugs")
-        assert follow.poll() is None and '"type": "end"' not in transcript.read_text()  # still following
+        try:
+            first = [follow.stdout.readline() for _ in range(6)]
+            assert first[4].startswith("[1] thought: fix both off-by-one bugs")
+            time.sleep(0.5)
+            assert follow.poll() is None and '"type": "end"' not in transcript.read_text()  # still following
+        finally:
+            thinking.set()  # the model's second reply comes
         rest, err = follow.communicate(timeout=120)
         assert run.wait(timeout=60) == 0
     assert follow.returncode == 0 and err == ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import limited
 from test_verdict_rules import judged, sandbox, refused, IN_THE_JUDGE  # noqa: F401 - sandbox is a fixture
 
 
@@ -167,7 +168,9 @@ def test_a_call_that_never_answers_raises_overtime_into_the_tests_except(sandbox
             while True:  # should raise ValueError: wait for the judge's clock instead
                 time.sleep(1)
     """}
-    refused(sandbox, scratch, files, {"test_parse.py": OVERTIME_TESTS[how]})
+    with limited(sandbox, timeout=15):  # the judge's time per test: a third of it, 5 s (its least), not 10 s
+        result = refused(sandbox, scratch, files, {"test_parse.py": OVERTIME_TESTS[how]})
+    assert "ran over 5 s" in result["output"], result["output"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 
 import isolation
 from config import SandboxConfig
-from conftest import END_LAYERS, LAYERS, ROOT, layer_sandbox, on_layers
+from conftest import END_LAYERS, LAYERS, ROOT, layer_sandbox, limited, on_layers
 from sandbox import parse_junit
 
 ROOT_USER = os.getuid() == 0
@@ -83,17 +83,23 @@ def test_busy_loop_is_stopped(run):
     assert not r.ok and r.outcome in ("killed", "timeout")
 
 
-def test_sleep_forever_is_killed_at_the_timeout(run):
+# A test that waits out a limit sets a short one (the module's 6 s would be waited out per layer).
+SHORT = 2
+
+
+def test_sleep_forever_is_killed_at_the_timeout(run, sandbox):
     start = time.monotonic()
-    r = run("import time\ndef test_sleep():\n    time.sleep(10**6)\n")
-    assert LIMITS["timeout"] - 0.5 < time.monotonic() - start < LIMITS["timeout"] + 5
+    with limited(sandbox, timeout=SHORT):
+        r = run("import time\ndef test_sleep():\n    time.sleep(10**6)\n")
+    assert SHORT - 0.5 < time.monotonic() - start < SHORT + 5
     assert r.outcome == "timeout" and not r.ok and r.exit_code is None
-    assert "killed after the 6 s time limit" in r.output
+    assert f"killed after the {SHORT} s time limit" in r.output
 
 
 @pytest.mark.alone  # fills the sandbox user's process limit and the CPU while it lasts
-def test_fork_bomb_is_contained(run):
-    r = run("""
+def test_fork_bomb_is_contained(run, sandbox):
+    with limited(sandbox, timeout=SHORT):  # `alone`: the whole suite waits while it lasts
+        r = run("""
         import os
         def test_bomb():
             while True:
@@ -101,7 +107,7 @@ def test_fork_bomb_is_contained(run):
                     os.fork()
                 except OSError:
                     pass
-    """)
+        """)
     assert not r.ok and r.outcome in ("timeout", "killed")
 
 
