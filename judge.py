@@ -77,23 +77,25 @@ def _runtime(sandbox: Sandbox) -> Path:
 
 
 def run_judged(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
-               network: Optional[bool] = None) -> TestRun:
+               network: Optional[bool] = None, named: Optional[frozenset[str]] = None) -> TestRun:
     """Run the trusted `tests` (relative path -> content) against a fresh copy of the model's
     files in `source`; `scratch` holds the judge's folder (the JUnit report stays in
-    scratch/judge/report.xml). network=None means the configured default, as for run_pytest."""
+    scratch/judge/report.xml). network=None means the configured default, as for run_pytest;
+    named: the only modules the tests may import from the workspace (None: any it has)."""
     network = sandbox.cfg.network if network is None else network
     scratch = scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
     # A fresh stage the test user (and, as root, the judge's own user) can reach.
     stage = sandbox.stage(scratch, also=(isolation.JUDGE,) if sandbox.confinement.run_as >= 0 else ())
     try:
-        return _judge(sandbox, source, tests, scratch, stage, network)
+        return _judge(sandbox, source, tests, scratch, stage, network, named)
     finally:
         if stage.parent != scratch:
             isolation.remove_tree(stage)
 
 
-def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path, stage: Path, network: bool) -> TestRun:
+def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path, stage: Path, network: bool,
+           named: Optional[frozenset[str]]) -> TestRun:
     cfg, conf = sandbox.cfg, sandbox.confinement
     workspace = stage / "workspace"
     copy_files(source, workspace)
@@ -126,7 +128,7 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
             "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
             "basetemp": str(pytest_tmp / "basetemp"), "judge_uid": judge_uid,
             "log": str(judge_dir / "worker.log"), "record": str(judge_dir / "record.json"),
-            "test_timeout": per_test_timeout(judged_limits(cfg))}
+            "test_timeout": per_test_timeout(judged_limits(cfg)), "named": None if named is None else sorted(named)}
     env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
            "PYTHONPATH": str(_runtime(sandbox)), "JUDGE_SPEC": json.dumps(spec)}
     argv = [sandbox.pytest_main(), "-q", "-p", "no:cacheprovider", "-p", "judge_plugin", "--color=no", "--tb=short",

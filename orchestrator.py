@@ -306,7 +306,8 @@ class Orchestrator:
         then `solved` only if verdict.failed_check finds nothing."""
         suites = {"hidden tests": self.task.spec.hidden_tests, "protected tests": self.protected}
         judged, stopped = verdict.judge_task(self.sandbox, self.workspace.root, suites, self.run_dir,
-                                             status == Status.INTERRUPTED, self._declined, self.record, self.say)
+                                             status == Status.INTERRUPTED, self._declined, self.record, self.say,
+                                             self.task.named_modules())
         if stopped:
             status, reason = Status.INTERRUPTED, stopped
         if status == Status.SOLVED:

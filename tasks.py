@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from pathlib import Path, PurePosixPath
 from typing import Optional
 
@@ -61,6 +62,13 @@ class Task(BaseModel):
             sandbox["network"] = True
         return {**({"max_steps": spec.max_steps} if spec.max_steps else {}), **({"sandbox": sandbox} if sandbox else {}),
                 **({"prove_tests": spec.prove_tests} if spec.prove_tests is not None else {})}
+
+    def named_modules(self) -> frozenset[str]:
+        """What the task asks for or gives: each word of its prompt and the top-level name of each
+        starting file. The judge answers a test's import from the workspace only for these (an
+        assertion library the sandbox lacks, written by the model, would decide the tests)."""
+        words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.spec.prompt)
+        return frozenset(words) | {PurePosixPath(rel).parts[0].removesuffix(".py") for rel in self.spec.files}
 
     def protected_files(self) -> frozenset[str]:
         """Starting files that match a protected glob (on the whole path, or on the name alone)."""

@@ -20,11 +20,12 @@ def not_run(reason: str) -> dict:
     return {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "ok": False, "outcome": f"not run: {reason}"}
 
 
-def judge(sandbox: Sandbox, workspace: Path, tests: dict[str, str], scratch: Path) -> tuple[dict, str, float]:
+def judge(sandbox: Sandbox, workspace: Path, tests: dict[str, str], scratch: Path,
+          named: Optional[frozenset[str]] = None) -> tuple[dict, str, float]:
     """Judge the final files against trusted tests: the result (counts, ok, outcome), the output
     for humans, and the seconds it took. ok only when the run completed, nothing failed, nothing
     was skipped, and every item the judge collected was reported (its own count, not the JUnit file)."""
-    run = run_judged(sandbox, workspace, tests, scratch)
+    run = run_judged(sandbox, workspace, tests, scratch, named=named)
     reported = run.passed + run.failed + run.errors + run.skipped
     complete = run.collected is not None and reported >= run.collected
     if run.outcome == "not_run":
@@ -54,10 +55,12 @@ def failed_check(finish_accepted: bool, protected_changed: list[str], judged: di
 
 def judge_task(sandbox: Sandbox, workspace: Path, suites: dict[str, dict[str, str]], run_dir: Path,
                interrupted: bool, approve: Callable[[str], Optional[str]], record: Callable[..., object],
-               say: Callable[[str], None]) -> tuple[dict[str, Optional[dict]], Optional[str]]:
+               say: Callable[[str], None], named: Optional[frozenset[str]] = None
+               ) -> tuple[dict[str, Optional[dict]], Optional[str]]:
     """Judge the final files against each suite of the task's own tests it has (name -> files):
     the result per suite (None: the task has no such tests), and why the run was interrupted if
-    Ctrl-C came during it. `approve` is the one hook before the model's code runs."""
+    Ctrl-C came during it. `approve` is the one hook before the model's code runs; `named`: the
+    modules the task names (Task.named_modules), the only ones the workspace answers for."""
     judged: dict[str, Optional[dict]] = {name: None for name in suites}
     stopped = None
     for name, tests in suites.items():
@@ -72,7 +75,7 @@ def judge_task(sandbox: Sandbox, workspace: Path, suites: dict[str, dict[str, st
                 judged[name] = not_run(declined)
                 say(f"{name.capitalize()}: not run ({declined})")
                 continue
-            result, output, seconds = judge(sandbox, workspace, tests, run_dir / name.split()[0])
+            result, output, seconds = judge(sandbox, workspace, tests, run_dir / name.split()[0], named)
         except KeyboardInterrupt:
             stopped = f"interrupted by the user (Ctrl-C) during the {name}"
             judged[name] = not_run("interrupted")

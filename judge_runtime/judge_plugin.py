@@ -105,7 +105,11 @@ def workspace_modules(workspace: str, tests: str) -> tuple[set[str], set[str]]:
 # model's code would decide which examples a test sees, or never call it).
 TEST_LIBRARIES = frozenset({"hypothesis", "pytest", "_pytest", "pluggy", "mock", "freezegun", "responses", "pretend",
                             "faker", "factory", "parameterized", "testfixtures", "time_machine", "syrupy", "nose",
-                            "nose2", "unittest2", "pyfakefs", "requests_mock", "respx", "trustme", "xdist"})
+                            "nose2", "unittest2", "pyfakefs", "requests_mock", "respx", "trustme", "xdist",
+                            # assertion libraries: the test's check would be a call of the model's code
+                            "assertpy", "hamcrest", "sure", "expects", "dirty_equals", "deepdiff", "approvaltests",
+                            "snapshottest", "inline_snapshot", "grappa", "testtools", "flexmock", "doublex",
+                            "mockito", "callee", "asynctest"})
 
 
 def _test_library(name: str) -> bool:
@@ -763,6 +767,9 @@ class Worker:
 
 WORKER = Worker(SPEC)
 MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
+# The workspace's modules the task never names (its prompt, its starting files): a test's import
+# of one fails as in a plain run without it (the model's `assertpy.py` would decide the tests).
+UNNAMED = set() if SPEC.get("named") is None else MODULES - set(SPEC["named"])
 
 
 class JudgedPopen(REAL_POPEN):
@@ -1057,18 +1064,24 @@ class PackageFiles:
 class ShadowFinder:
     """sys.meta_path entry: a trusted test that imports a name both installed and written in the
     workspace gets an ImportError, not a guess (the installed library would test nothing the
-    model wrote; the workspace's would let the model answer for a library the test trusts).
-    Imports by installed libraries themselves get the installed one."""
+    model wrote; the workspace's would let the model answer for a library the test trusts); so
+    does one that imports a test library the workspace has, or a module of the workspace the task
+    never names. Imports by installed libraries themselves get the installed one."""
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
-        if fullname.partition(".")[0] not in SHADOWED:
+        if fullname.partition(".")[0] not in SHADOWED and fullname.partition(".")[0] not in UNNAMED:
             return None
         frame = sys._getframe(1)
         while frame is not None and frame.f_code.co_filename.startswith(("<frozen importlib", IMPORTLIB)):
             frame = frame.f_back
         if frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(TESTS_DIR + os.sep):
             top = fullname.partition(".")[0]
+            if top in UNNAMED:
+                raise ImportError(f"the tests import {top!r}, which the sandbox interpreter lacks and the task never "
+                                  f"names (its prompt, its starting files): the workspace's {top!r} is not what the "
+                                  f"task asked for; install {top} in the sandbox interpreter, or name it in the "
+                                  f"task", name=fullname)
             if _test_library(top) and importlib.machinery.PathFinder.find_spec(top, sys.path) is None:
                 raise ImportError(f"the tests import the test library {top!r}, which the sandbox interpreter lacks; "
                                   f"the workspace's {top!r} is the model's code and never runs the tests: install "
@@ -1220,10 +1233,9 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     kept = rpc.failures_kept_by_the_model()
     report = outcome.get_result()
-    if call.when == "call" and report.passed and item.stash.get(BODY_NEVER_RAN, False):
+    if call.when == "call" and report.passed and item.stash.get(BODY_NOT_RUN, None):
         report.outcome = "failed"
-        report.longrepr = ("the test's body never ran: the test function is the model's code (its decorator's "
-                           "wrapper), which did not call it")
+        report.longrepr = item.stash[BODY_NOT_RUN]
     if kept and report.passed:
         report.outcome = "failed"
         report.longrepr = ("the test's own check failed inside the model's code, which did not let it through "
@@ -1236,37 +1248,114 @@ def pytest_runtest_setup(item):
 
 
 def _made_by_the_model(obj) -> bool:
-    """A test function the model's code returned (the wrapper of its decorator): whether the
-    test's own body runs is then the model's code's to decide."""
+    """A test function the model's code returned (the wrapper of its decorator): whether and how
+    the test's own body runs is then the model's code's to decide."""
     return isinstance(obj.__func__ if type(obj) is types.MethodType else obj, rpc.Remote)
+
+
+def _crossing_by_value() -> tuple:
+    """Types whose values cross by value and so come back to the test's function as equal copies."""
+    import datetime
+    import decimal
+    import fractions
+    import pathlib
+    return (str, bytes, int, float, complex, bool, type(None), tuple, list, dict, set, frozenset, range, slice,
+            pathlib.PurePosixPath, pathlib.PosixPath, pathlib.PureWindowsPath, pathlib.WindowsPath, datetime.date,
+            datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal, fractions.Fraction)
+
+
+_BY_VALUE = _crossing_by_value()
+
+
+class TestBody:
+    """A test function the model's code made: the calls its wrapper makes of the test's own
+    function (the one defined in the tests' file under the item's name). The test passes only if
+    the last such call had the arguments pytest gave and returned: a wrapper that never calls
+    the body, leaves it at the model's first answer (an error it then swallows), or hands it
+    arguments of its own (None for the expected value) decides nothing. (Earlier calls may end
+    as they will: a retry; a failed assertion in any of them counts, as in every callback.)"""
+
+    def __init__(self, item):
+        self.item = item
+        qualname = (f"{item.cls.__qualname__}." if getattr(item, "cls", None) else "") + item.originalname
+        self.where = (os.path.realpath(str(item.path)), qualname)
+        self.calls: list = []
+
+    def is_the_tests_own(self, target) -> bool:
+        code = target.__code__ if type(target) is types.FunctionType else None
+        return code is not None and (os.path.realpath(code.co_filename), code.co_qualname) == self.where
+
+    def call(self, target, args: tuple, kwargs: dict):
+        try:
+            result = target(*args, **kwargs)
+        except BaseException as error:
+            self.calls.append((target, args, kwargs, error))
+            raise
+        self.calls.append((target, args, kwargs, None))
+        return result
+
+    def why_not(self):
+        """Why the test cannot pass (None: it may)."""
+        import inspect
+        if not self.calls:
+            return "the test's body never ran: the test function is the model's code (its decorator's wrapper), " \
+                   "which did not call it"
+        given = {**getattr(self.item, "funcargs", {}), "self": getattr(self.item, "instance", None)}
+        target, args, kwargs, error = self.calls[-1]
+        if error is not None:
+            return (f"the test's body ended with {type(error).__name__} in the hands of the model's code (its "
+                    f"decorator's wrapper), which did not let it through")
+        try:
+            arguments = inspect.signature(target).bind(*args, **kwargs).arguments
+        except TypeError as e:
+            return f"the model's code called the test's body with arguments pytest did not give: {e}"
+        for name, value in arguments.items():
+            expected = given.get(name, given)
+            if not (value is expected or (type(value) is type(expected) and type(value) in _BY_VALUE
+                                          and value == expected)):
+                return f"the model's code called the test's body with {name}= other than what pytest gave"
+        return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector, name, obj):
+    """A test function the model's code made keeps the marks of the test's own function under it
+    (`@pytest.mark.parametrize` below the model's decorator; functools.wraps copies them in a
+    plain run): only from the function it wraps that is the tests' own, of that name here."""
+    if not _made_by_the_model(obj):
+        return None
+    try:
+        wrapped = obj.__wrapped__
+    except Exception:
+        return None
+    cls = getattr(collector, "cls", None)
+    where = (os.path.realpath(str(collector.path)), (f"{cls.__qualname__}." if cls else "") + name)
+    code = wrapped.__code__ if type(wrapped) is types.FunctionType else None
+    if code is not None and (os.path.realpath(code.co_filename), code.co_qualname) == where:
+        marks = wrapped.__dict__.get("pytestmark")
+        if marks:
+            obj.pytestmark = [*getattr(obj, "pytestmark", []), *marks]
+    return None
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_call(item):
     """The test's fixtures (tmp_path ...) exist now: open them to the worker's user. A test
-    function the model's code made passes only if code of the tests' files ran in it (a
-    decorator of the model's code that never calls the test's body, a `given` that runs nothing)."""
+    function the model's code made is watched (TestBody)."""
     if WORKER.other_user:
         WORKER.hand_over_tmp()
     if not _made_by_the_model(getattr(item, "obj", None)):
         yield
         return
-    ran = []
-
-    def watch(frame, event, arg):
-        if not ran and frame.f_code.co_filename.startswith(TESTS_DIR + os.sep):
-            ran.append(True)
-
-    previous = sys.gettrace()
-    sys.settrace(watch)
+    body = rpc._policy.TEST_BODY = TestBody(item)
     try:
         yield
     finally:
-        sys.settrace(previous)
-    item.stash[BODY_NEVER_RAN] = not ran
+        rpc._policy.TEST_BODY = None
+    item.stash[BODY_NOT_RUN] = body.why_not()
 
 
-BODY_NEVER_RAN = pytest.StashKey[bool]()
+BODY_NOT_RUN = pytest.StashKey[object]()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -127,6 +127,9 @@ def _on_type(obj, name: str) -> bool:
 # audit hook (judge_plugin) allows it no more than the worker may do.
 FOR_THE_MODEL = threading.local()
 TEST_CLASSES: set = set()  # (judge) the classes pytest collected tests from, whatever their names (python_classes)
+# (judge) While a test function the model's code made runs (the wrapper of its decorator): the
+# test's own function, which the model's code calls back (judge_plugin.TestBody; None otherwise).
+TEST_BODY = None
 
 
 def acting_for_the_model() -> bool:
