@@ -988,7 +988,7 @@ import pkgutil  # noqa: E402
 
 _RESOLVE_NAME = pkgutil.resolve_name
 logging.config.BaseConfigurator.resolve = _judged_logging_resolve(logging.config.BaseConfigurator.resolve)
-logging.config._resolve = _judged_logging_resolve(logging.config._resolve)
+setattr(logging.config, "_resolve", _judged_logging_resolve(getattr(logging.config, "_resolve")))  # (fileConfig's)
 
 
 class WorkspaceFinder:
