@@ -209,3 +209,46 @@ def test_an_assertion_library_named_like_a_word_of_the_prompt_is_the_models(sand
               "become a hyphen precisely once.")
     result = judged_named(sandbox, scratch, files, tests, prompt)
     assert not result["ok"] and result["failed"] + result["errors"] >= 3, result["output"]
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. A decorator of the model's code on a test *class* (the task "write `retry`, for functions
+#    and, like mock.patch, for whole classes": its hidden tests decorate a class with it, next to
+#    plain tests of the decorator). TestBody watches a test function the model's code made; a
+#    class the model's code made is not watched at all: the model's decorator returns a class of
+#    its own (any class: here one with the same test names, methods that do nothing), which
+#    judged collects *nothing* (a Remote class proxy is no class to pytest's collector), and
+#    silently. The decorated class's tests vanish from the count; the suite's other test (the
+#    decorator is callable) passes: 1 of 1 passed, "solved". The same for a decorated test
+#    *function*: the model's wrapper returns None (no function, nothing to collect, TestBody
+#    never starts). Completeness counts what the judge collected, and what is collected under a
+#    decorator of the model's code is the model's to decide. (Plain, the same vanishing: the
+#    judge's count has no idea of what the tests' source defines.)
+
+def test_a_class_decorator_of_the_model_makes_the_classs_tests_vanish(sandbox, scratch):
+    files = {"resilient.py": '''
+        def retry(times):
+            def wrap(cls):
+                if not isinstance(cls, type):
+                    return None  # a test function: gone
+                names = [n for n in dir(cls) if n.startswith("test")]
+                return type(cls.__name__, (), {n: (lambda self, *a, **k: None) for n in names})
+            return wrap
+        def parse(text):
+            return None
+    '''}
+    tests = {"test_resilient.py": """
+        import resilient
+        def test_retry_makes_a_decorator():
+            assert callable(resilient.retry(3))
+        @resilient.retry(3)
+        class TestParse:
+            def test_one(self):
+                assert resilient.parse("1") == 1
+            def test_two(self):
+                assert resilient.parse("2") == 2
+        @resilient.retry(2)
+        def test_parse_three():
+            assert resilient.parse("3") == 3
+    """}
+    refused(sandbox, scratch, files, tests, failed=1)
