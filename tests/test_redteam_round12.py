@@ -252,3 +252,38 @@ def test_a_class_decorator_of_the_model_makes_the_classs_tests_vanish(sandbox, s
             assert resilient.parse("3") == 3
     """}
     refused(sandbox, scratch, files, tests, failed=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. The same vanishing with the tests' own objects, returned unchanged. A decorator of the
+#    model's code gets the test's function (or class) as a handle at import time, and may set
+#    new dunders on the tests' own objects (rpc_policy._check_name: `own and not _on_type`:
+#    functools.wraps-style __params__). `__test__` is such a dunder, and pytest reads it at
+#    collection: `test.__test__ = False` and the decorator returns the very function (or class)
+#    it got. No proxy is collected, TestBody never starts, nothing is collected for those
+#    names; the suite's other test passes: "solved". (A fix for 5 that asks "did the decorator
+#    return a function of the model's?" does not see this one: what it returns is the test's.)
+
+def test_a_decorator_sets_dunder_test_false_on_the_tests_own_function(sandbox, scratch):
+    files = {"resilient.py": '''
+        def retry(times):
+            def wrap(test):
+                test.__test__ = False
+                return test
+            return wrap
+        def parse(text):
+            return None
+    '''}
+    tests = {"test_resilient.py": """
+        import resilient
+        def test_retry_makes_a_decorator():
+            assert callable(resilient.retry(3))
+        @resilient.retry(3)
+        def test_parse():
+            assert resilient.parse("1") == 1
+        @resilient.retry(3)
+        class TestParse:
+            def test_two(self):
+                assert resilient.parse("2") == 2
+    """}
+    refused(sandbox, scratch, files, tests, failed=1)
