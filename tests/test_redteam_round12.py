@@ -287,3 +287,19 @@ def test_a_decorator_sets_dunder_test_false_on_the_tests_own_function(sandbox, s
                 assert resilient.parse("2") == 2
     """}
     refused(sandbox, scratch, files, tests, failed=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Held or not worth a test (from reading the code; no false "solved" found):
+# - kept values: a stale conn._kept entry is reused only if its exact type and value are equal
+#   (_dec_kept), so a worker restart can only change which model object answers a missing
+#   attribute (the model's answer either way); pickle.dumps(kept) fails (not a pass); hash/== are
+#   the base type's.
+# - TestBody by qualname: another function with the test's co_qualname must be in the same file
+#   (a shadowed redefinition: not an ordinary suite); nested defs have `<locals>` in theirs.
+# - a bound-method or `__call__` route to the test's body is not recorded: the test fails (no
+#   false pass); a unittest TestCase method under a model decorator fails or passes as the body.
+# - `unverified` (orchestrator._verdict): only when every suite judged nothing; a suite that
+#   collects nothing is not ok (failed_check), so it never reads as solved.
+# - fixtures decorated by the model's code (`@pytest.fixture @model.deco def data()`): the value
+#   is the model's, as any value a fixture gets from the model's code; not watched, not a new hole.
