@@ -64,11 +64,17 @@ class Task(BaseModel):
                 **({"prove_tests": spec.prove_tests} if spec.prove_tests is not None else {})}
 
     def named_modules(self) -> frozenset[str]:
-        """What the task asks for or gives: each word of its prompt and the top-level name of each
-        starting file. The judge answers a test's import from the workspace only for these (an
-        assertion library the sandbox lacks, written by the model, would decide the tests)."""
-        words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", self.spec.prompt)
-        return frozenset(words) | {PurePosixPath(rel).parts[0].removesuffix(".py") for rel in self.spec.files}
+        """The modules the task asks for or gives: a file or folder its prompt names (`stats.py`,
+        `mylib/`, `import mylib`, `from mylib import`) and the top-level name of each starting
+        file. The judge answers a test's import from the workspace only for these (an assertion
+        library the sandbox lacks, written by the model, would decide the tests); a word of the
+        prose is no name (`without numpy`)."""
+        prompt = self.spec.prompt
+        named = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)(?:\.py\b|/)", prompt)
+        named += re.findall(r"(?:^|`)\s*import\s+([A-Za-z_][A-Za-z0-9_]*)|\bfrom\s+([A-Za-z_][A-Za-z0-9_]*)[\w.]*\s+import\b",
+                            prompt, re.MULTILINE)
+        names = {n for found in named for n in ((found,) if isinstance(found, str) else found) if n}
+        return frozenset(names) | {PurePosixPath(rel).parts[0].removesuffix(".py") for rel in self.spec.files}
 
     def protected_files(self) -> frozenset[str]:
         """Starting files that match a protected glob (on the whole path, or on the name alone)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import ctypes
+import fnmatch
 import importlib.machinery
 import importlib.util
 import io
@@ -1181,7 +1182,61 @@ def pytest_sessionstart(session):
     _TESTS_RUNNING = True
 
 
+def _defined_tests(path: str, functions: list[str], classes: list[str]) -> list[str]:
+    """The names of the tests a test file defines at its top level, read from its source: the
+    `def test*` functions and the `class Test*` classes with `test*` methods (no __init__), as
+    pytest's python_functions / python_classes prefixes name them; not those the file itself
+    opts out (`__test__ = False`) or makes fixtures."""
+    import ast
+    tree = ast.parse("".join(linecache.getlines(path)), path)
+
+    def opted_out(node) -> bool:
+        body = node.body if isinstance(node, ast.ClassDef) else []
+        return any(isinstance(s, ast.Assign) and any(getattr(t, "id", None) == "__test__" for t in s.targets)
+                   for s in body) or any("fixture" in ast.unparse(d) for d in node.decorator_list)
+
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(tuple(functions)):
+            names += [] if opted_out(node) else [node.name]
+        elif isinstance(node, ast.ClassDef) and node.name.startswith(tuple(classes)) and not opted_out(node):
+            methods = {m.name for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            if "__init__" not in methods and "__new__" not in methods and any(m.startswith(tuple(functions))
+                                                                                for m in methods):
+                names.append(node.name)
+    return names
+
+
+def _vanished_tests(session) -> list[str]:
+    """Tests the tests' files define that collected no item (no error either): a decorator of the
+    model's code that returned something else (None, a class of its own) or marked them
+    `__test__ = False` would make them vanish, and what is not collected cannot fail."""
+    prefixes = lambda key: [p.rstrip("*") for p in session.config.getini(key) if p.endswith("*")]  # noqa: E731
+    functions, classes = prefixes("python_functions") or ["test"], prefixes("python_classes") or ["Test"]
+    collected = {(parts[0], parts[1].partition("[")[0]) for parts in (item.nodeid.split("::") for item in session.items)
+                 if len(parts) > 1}
+    errors = set(RECORD.collection_errors)
+    vanished = []
+    for module in {item.nodeid.split("::")[0] for item in session.items} | {
+            os.path.relpath(os.path.join(folder, name), str(session.config.rootpath))
+            for folder, _, names in os.walk(TESTS_DIR) for name in names
+            if name.endswith(".py") and any(fnmatch.fnmatch(name, g) for g in session.config.getini("python_files"))}:
+        if module in errors:
+            continue
+        path = os.path.join(str(session.config.rootpath), module)
+        for name in _defined_tests(path, functions, classes):
+            if (module, name) not in collected:
+                vanished.append(f"{module}::{name}")
+    return vanished
+
+
 def pytest_collection_finish(session):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for nodeid in _vanished_tests(session):
+        RECORD.collection_errors.append(nodeid)
+        if reporter is not None:
+            reporter.write_line(f"ERROR {nodeid}: defined in the tests' source, but nothing of it was collected "
+                                f"(a decorator of the model's code made it vanish?): counted as an error")
     RECORD.collected = len(session.items)
     rpc.TEST_CLASSES.update(item.cls for item in session.items if getattr(item, "cls", None) is not None)
 
@@ -1253,46 +1308,54 @@ def _made_by_the_model(obj) -> bool:
     return isinstance(obj.__func__ if type(obj) is types.MethodType else obj, rpc.Remote)
 
 
-def _crossing_by_value() -> tuple:
-    """Types whose values cross by value and so come back to the test's function as equal copies."""
-    import datetime
-    import decimal
-    import fractions
-    import pathlib
-    return (str, bytes, int, float, complex, bool, type(None), tuple, list, dict, set, frozenset, range, slice,
-            pathlib.PurePosixPath, pathlib.PosixPath, pathlib.PureWindowsPath, pathlib.WindowsPath, datetime.date,
-            datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal, fractions.Fraction)
 
 
-_BY_VALUE = _crossing_by_value()
+class Argument:
+    """What reaches a test function the model's code made for each argument pytest gives it (a
+    fixture's value, a parameter, the expected value too): a token, which the wrapper can only
+    hand on to the test's body, where the judge puts the value back (TestBody.call)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<the test's argument {self.name}>"
 
 
 class TestBody:
     """A test function the model's code made: the calls its wrapper makes of the test's own
-    function (the one defined in the tests' file under the item's name). The test passes only if
-    the last such call had the arguments pytest gave and returned: a wrapper that never calls
+    function (the one defined in the tests' file under the item's name). The wrapper gets
+    pytest's arguments as tokens (Argument); the test passes only if the wrapper's last call of
+    the test's function handed on exactly those tokens and returned: a wrapper that never calls
     the body, leaves it at the model's first answer (an error it then swallows), or hands it
-    arguments of its own (None for the expected value) decides nothing. (Earlier calls may end
+    values of its own decides nothing, and never sees the expected value. (Earlier calls may end
     as they will: a retry; a failed assertion in any of them counts, as in every callback.)"""
 
     def __init__(self, item):
         self.item = item
         qualname = (f"{item.cls.__qualname__}." if getattr(item, "cls", None) else "") + item.originalname
         self.where = (os.path.realpath(str(item.path)), qualname)
+        info, funcargs = getattr(item, "_fixtureinfo", None), getattr(item, "funcargs", {})
+        self.values = {name: funcargs[name] for name in (info.argnames if info is not None else ()) if name in funcargs}
+        self.tokens = {name: Argument(name) for name in self.values}
         self.calls: list = []
 
     def is_the_tests_own(self, target) -> bool:
         code = target.__code__ if type(target) is types.FunctionType else None
         return code is not None and (os.path.realpath(code.co_filename), code.co_qualname) == self.where
 
+    def _value(self, x):
+        return self.values[x.name] if type(x) is Argument and self.tokens.get(x.name) is x else x
+
     def call(self, target, args: tuple, kwargs: dict):
+        self.calls.append([target, args, kwargs, None])
         try:
-            result = target(*args, **kwargs)
+            return target(*map(self._value, args), **{k: self._value(v) for k, v in kwargs.items()})
         except BaseException as error:
-            self.calls.append((target, args, kwargs, error))
+            self.calls[-1][3] = error
             raise
-        self.calls.append((target, args, kwargs, None))
-        return result
 
     def why_not(self):
         """Why the test cannot pass (None: it may)."""
@@ -1300,8 +1363,11 @@ class TestBody:
         if not self.calls:
             return "the test's body never ran: the test function is the model's code (its decorator's wrapper), " \
                    "which did not call it"
-        given = {**getattr(self.item, "funcargs", {}), "self": getattr(self.item, "instance", None)}
         target, args, kwargs, error = self.calls[-1]
+        if inspect.iscoroutinefunction(target) or inspect.isgeneratorfunction(target) \
+                or inspect.isasyncgenfunction(target):
+            return "an async or generator test under a decorator of the model's code is not judged: whether its " \
+                   "body ran to its end cannot be known"
         if error is not None:
             return (f"the test's body ended with {type(error).__name__} in the hands of the model's code (its "
                     f"decorator's wrapper), which did not let it through")
@@ -1309,12 +1375,21 @@ class TestBody:
             arguments = inspect.signature(target).bind(*args, **kwargs).arguments
         except TypeError as e:
             return f"the model's code called the test's body with arguments pytest did not give: {e}"
-        for name, value in arguments.items():
-            expected = given.get(name, given)
-            if not (value is expected or (type(value) is type(expected) and type(value) in _BY_VALUE
-                                          and value == expected)):
-                return f"the model's code called the test's body with {name}= other than what pytest gave"
+        given = {**self.tokens, "self": getattr(self.item, "instance", None)}
+        if set(arguments) != set(given) - ({"self"} if "self" not in arguments else set()) or \
+                any(value is not given[name] for name, value in arguments.items()):
+            return "the model's code called the test's body with arguments other than those pytest gave"
         return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """A test function the model's code made gets pytest's arguments as tokens (TestBody)."""
+    body = rpc._policy.TEST_BODY
+    if body is None or body.item is not pyfuncitem:
+        return None
+    pyfuncitem.obj(**body.tokens)
+    return True
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -47,6 +47,10 @@ _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "_
                                    "__call__", "__self__", "__func__", "__bases__"})
 _WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
 _TEST_SECRETS = frozenset({"pytestmark"})  # pytest keeps a test's parametrize values there
+# What pytest and unittest read on a test's function or class to decide whether and how it runs.
+_PYTEST_READS = frozenset({"__test__", "__unittest_skip__", "__unittest_skip_why__", "__unittest_expecting_failure__",
+                           "__pytest_wrapped__", "__signature__", "__wrapped__", "_pytestfixturefunction",
+                           "__call__", "__code__", "__defaults__", "__kwdefaults__"})
 
 
 # The harness: pytest, pluggy and the judge itself. Its objects reach the model's code only as
@@ -200,6 +204,9 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     if _test_double(target) and (write or (not _is_dunder(name) and _method_on_type(target, name))):
         raise PermissionError(f"{name!r}: a test double (unittest.mock) is the test's record of how the model's "
                               f"code used it: the model's code may call it and read it, never configure it")
+    if write and name in _PYTEST_READS:
+        raise PermissionError(f"{name!r}: pytest and unittest read it to decide what runs; the model's code may not "
+                              f"set it on the tests' objects")
     if write and _method_on_type(target, name):
         raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
                               f"or delete it (the test would call the model's code thinking it calls its own)")

@@ -162,9 +162,10 @@ def test_a_library_the_prompt_forbids_is_named_and_its_testing_module_is_the_mod
             assert_allclose(matrix.matmul([[1, 2], [3, 4]], [[0.5], [0.25]]), [[1.0], [2.5]])
     """}
     prompt = "Implement matmul(a, b) in matrix.py for lists of lists, in pure Python, without numpy."
-    assert "numpy" in tasks.Task(id="t", source="t", spec=tasks.TaskSpec(prompt=prompt)).named_modules()
+    # held since: a word of the prose names nothing (Task.named_modules: files, folders, imports)
+    assert "numpy" not in tasks.Task(id="t", source="t", spec=tasks.TaskSpec(prompt=prompt)).named_modules()
     result = judged_named(sandbox, scratch, files, tests, prompt)
-    assert not result["ok"] and result["failed"] + result["errors"] >= 2, result["output"]
+    assert not result["ok"] and result["failed"] + result["errors"] >= 1, result["output"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,7 +209,7 @@ def test_an_assertion_library_named_like_a_word_of_the_prompt_is_the_models(sand
     prompt = ("Write slugify(text) in slug.py. Make sure to ensure the result is lowercase; runs of spaces "
               "become a hyphen precisely once.")
     result = judged_named(sandbox, scratch, files, tests, prompt)
-    assert not result["ok"] and result["failed"] + result["errors"] >= 3, result["output"]
+    assert not result["ok"] and result["failed"] + result["errors"] >= 2, result["output"]  # (two modules' errors)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1335,7 +1335,10 @@ def test_a_module_the_task_never_names_is_not_the_workspaces_for_the_tests(sandb
              "test_plain.py": "import codec\n\ndef test_encode():\n    assert codec.encode('a') == '?'\n"}
     assert judged(sandbox, scratch, files, tests)["ok"], "without the task's names, the workspace answers both"
     task = tasks.Task(id="codec", source="codec.txt", spec=tasks.TaskSpec(prompt="Write codec.py with encode(s)."))
-    assert {"codec", "encode", "Write"} <= task.named_modules() and "checks" not in task.named_modules()
+    assert task.named_modules() == {"codec"}
+    prose = tasks.TaskSpec(prompt="Make sure it checks `ensure` precisely, without numpy; see lib/, "
+                                  "from helpers import x", files={"pkg/a.py": "", "data.json": ""})
+    assert tasks.Task(id="t", source="t.txt", spec=prose).named_modules() == {"lib", "helpers", "pkg", "data.json"}
     workspace = scratch / "named" / "workspace"
     _write(workspace, files)
     result, output, _ = verdict.judge(sandbox, workspace, tests, scratch / "named" / "judge", task.named_modules())
