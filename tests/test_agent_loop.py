@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import llm_client
 import report
@@ -27,6 +28,14 @@ TESTS = ("from fizzbuzz import fizzbuzz\n\n"
 TASK = "Write fizzbuzz.py with fizzbuzz(n) and tests in test_fizzbuzz.py."
 
 
+def fizzbuzz_task(agent, name: str) -> Path:
+    """TASK, with hidden tests next to it (a run is solved only when they are judged and pass)."""
+    hidden = agent.folder / f"{Path(name).stem}.hidden_tests"
+    hidden.mkdir(exist_ok=True)
+    (hidden / "test_fizzbuzz_hidden.py").write_text(TESTS.replace("def test_", "def test_hidden_"))
+    return agent.write_task(name, TASK)
+
+
 def test_fix_loop_ends_solved_with_a_complete_run_folder(agent):
     script = [
         action("write_file", path="fizzbuzz.py", content=BUGGY),
@@ -38,7 +47,7 @@ def test_fix_loop_ends_solved_with_a_complete_run_folder(agent):
         action("finish", summary="fizzbuzz with tests"),
     ]
     with FakeKoboldCpp(script) as server:
-        run = agent.run(agent.write_task("fizzbuzz.txt", TASK), "--server", server.url, "--run-id", "fb")
+        run = agent.run(fizzbuzz_task(agent, "fizzbuzz.txt"), "--server", server.url, "--run-id", "fb")
     assert run.code == 0, run.proc.stdout + run.proc.stderr
     assert run.run_dir.name == "fb"
     workspace = run.run_dir / "workspace"
@@ -60,7 +69,7 @@ def test_fix_loop_ends_solved_with_a_complete_run_folder(agent):
     assert result["status"] == "solved" and result["finish_accepted"] is True
     assert result["steps"] == 7 and result["invalid_replies"] == 0
     assert result["last_test_run"]["passed"] == 4
-    assert result["hidden_tests"] is None
+    assert result["hidden_tests"]["passed"] == 4 and result["verified"] is True
     # KoboldCPP 1.76 reports a constant usage of 100/100: tokens come from perf/tokencount instead
     assert result["tokens"]["completion"] == sum(max(1, len(s) // 4) for s in script)
     assert result["tokens"]["prompt"] > 7 * 100
@@ -84,7 +93,7 @@ def test_finish_before_any_test_run_runs_the_tests_and_refuses_when_there_are_no
         action("write_file", path="fizzbuzz.py", content=FIXED),
         action("finish", summary="done"),
     ]
-    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "2")
+    run = loop_agent.play(fizzbuzz_task(loop_agent, "t.txt"), script, "--max-steps", "2")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and "collected no tests" in refused[0]["reason"]
@@ -98,7 +107,7 @@ def test_finish_right_after_writing_code_and_tests_runs_them_and_accepts(loop_ag
         action("write_file", path="test_fizzbuzz.py", content=TESTS),
         action("finish", summary="done"),
     ]
-    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script)
+    run = loop_agent.play(fizzbuzz_task(loop_agent, "t.txt"), script)
     assert run.code == 0 and run.result["status"] == "solved" and run.result["steps"] == 3
     assert [t["ok"] for t in run.of_type("test_run")] == [True]
 
@@ -109,7 +118,7 @@ def test_finish_right_after_writing_failing_code_is_refused_with_the_failures(lo
         action("write_file", path="test_fizzbuzz.py", content=TESTS),
         action("finish", summary="done"),
     ]
-    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "3")
+    run = loop_agent.play(fizzbuzz_task(loop_agent, "t.txt"), script, "--max-steps", "3")
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and "FAILED test_fizzbuzz::test_fizzbuzz" in refused[0]["reason"]
     assert run.result["status"] == "step_limit" and run.code == 1
@@ -122,7 +131,7 @@ def test_finish_after_a_red_run_is_refused(loop_agent):
         action("run_tests"),
         action("finish", summary="done"),
     ]
-    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "4")
+    run = loop_agent.play(fizzbuzz_task(loop_agent, "t.txt"), script, "--max-steps", "4")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and "latest test run did not pass (3 passed, 1 failed" in refused[0]["reason"]
@@ -137,7 +146,7 @@ def test_finish_after_a_write_that_followed_a_green_run_reruns_and_refuses(loop_
         action("write_file", path="fizzbuzz.py", content=BUGGY),
         action("finish", summary="done"),
     ]
-    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "5")
+    run = loop_agent.play(fizzbuzz_task(loop_agent, "t.txt"), script, "--max-steps", "5")
     assert run.code == 1
     refused = run.of_type("finish_refused")
     assert len(refused) == 1 and refused[0]["reason"].startswith("I ran the tests on the current files and they do not pass")
@@ -154,7 +163,7 @@ def test_a_harmless_change_after_a_green_run_is_rechecked_and_accepted(loop_agen
         action("write_file", path="README.txt", content="fizzbuzz"),
         action("finish", summary="done"),
     ]
-    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script)
+    run = loop_agent.play(fizzbuzz_task(loop_agent, "t.txt"), script)
     assert run.code == 0
     assert [t["ok"] for t in run.of_type("test_run")] == [True, True]
 
@@ -169,7 +178,7 @@ def test_invalid_json_becomes_an_observation_and_the_run_goes_on(loop_agent):
         action("finish", summary="done"),
     ]
     with FakeKoboldCpp(script) as server:
-        run = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url)
+        run = loop_agent.run(fizzbuzz_task(loop_agent, "t.txt"), "--server", server.url)
     assert run.code == 0
     observations = [o["text"] for o in run.of_type("observation")]
     assert observations[0].startswith("Your reply is not valid JSON")
@@ -180,7 +189,7 @@ def test_invalid_json_becomes_an_observation_and_the_run_goes_on(loop_agent):
 
 
 def test_too_many_invalid_replies_in_a_row_stop_the_run(loop_agent):
-    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), ["{bad", "{bad", "{bad", action("run_tests")])
+    run = loop_agent.play(fizzbuzz_task(loop_agent, "t.txt"), ["{bad", "{bad", "{bad", action("run_tests")])
     assert run.code == 1
     assert run.result["status"] == "error" and "3 invalid replies in a row" in run.result["reason"]
 
@@ -191,7 +200,7 @@ def test_path_escapes_are_refused_as_observations(loop_agent):
         action("read_file", path="/etc/passwd"),
         action("write_file", path="sub/../../../escape2.py", content="x = 1"),
     ]
-    run = loop_agent.play(loop_agent.write_task("t.txt", TASK), script, "--max-steps", "3")
+    run = loop_agent.play(fizzbuzz_task(loop_agent, "t.txt"), script, "--max-steps", "3")
     texts = [o["text"] for o in run.of_type("observation")]
     assert "outside the workspace" in texts[0] and "absolute" in texts[1] and "outside the workspace" in texts[2]
     assert not (run.run_dir / "escape.py").exists() and not (loop_agent.folder / "escape2.py").exists()
@@ -203,7 +212,7 @@ def test_native_generate_is_used_when_the_chat_endpoint_is_missing(loop_agent):
               action("write_file", path="test_fizzbuzz.py", content=TESTS),
               action("run_tests"), action("finish", summary="done")]
     with FakeKoboldCpp(script, chat_endpoint=False) as server:
-        run = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url)
+        run = loop_agent.run(fizzbuzz_task(loop_agent, "t.txt"), "--server", server.url)
     assert run.code == 0
     bodies = server.bodies("/api/v1/generate")
     assert len(bodies) == 4
@@ -218,7 +227,7 @@ def test_busy_server_is_retried(loop_agent, monkeypatch):
               action("write_file", path="test_fizzbuzz.py", content=TESTS), action("run_tests"),
               action("finish", summary="done")]
     with FakeKoboldCpp(script) as server:
-        run = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url)
+        run = loop_agent.run(fizzbuzz_task(loop_agent, "t.txt"), "--server", server.url)
     assert run.code == 0, run.proc.stderr
     assert len(server.bodies("/v1/chat/completions")) == 6
 
@@ -244,30 +253,30 @@ def test_empty_task_file_exits_2(agent):
 
 def test_bad_config_exits_2_naming_the_field(agent):
     agent.settings["max_steps"] = "many"
-    run = agent.run(agent.write_task("t.txt", TASK))
+    run = agent.run(fizzbuzz_task(agent, "t.txt"))
     line = _one_line_error(run)
     assert run.code == 2 and "max_steps" in line and str(agent.config) in line
 
 
 def test_bad_usage_exits_2(agent):
-    run = agent.run(agent.write_task("t.txt", TASK), "--max-steps", "zero")
+    run = agent.run(fizzbuzz_task(agent, "t.txt"), "--max-steps", "zero")
     assert run.code == 2 and "invalid int value" in run.proc.stderr
 
 
 def test_unreachable_named_server_exits_3(agent):
-    run = agent.run(agent.write_task("t.txt", TASK), "--server", "http://127.0.0.1:9")
+    run = agent.run(fizzbuzz_task(agent, "t.txt"), "--server", "http://127.0.0.1:9")
     line = _one_line_error(run)
     assert run.code == 3 and "http://127.0.0.1:9" in line and "koboldcpp" in line.lower()
     assert run.run_dir is None  # nothing was started
 
 
 def test_unreachable_server_from_env_exits_3_without_fallback(agent):
-    run = agent.run(agent.write_task("t.txt", TASK), env={"AGENT_SERVER": "http://127.0.0.1:9"})
+    run = agent.run(fizzbuzz_task(agent, "t.txt"), env={"AGENT_SERVER": "http://127.0.0.1:9"})
     assert run.code == 3 and "http://127.0.0.1:9" in _one_line_error(run)
 
 
 def test_first_run_writes_commented_default_config(agent, scratch):
-    task = agent.write_task("t.txt", TASK)
+    task = fizzbuzz_task(agent, "t.txt")
     env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_")}
     proc = subprocess.run([sys.executable, str(ROOT / "run_task.py"), "--task", str(task), "--server",
                            "http://127.0.0.1:9"], cwd=scratch, capture_output=True, text=True, env=env)
@@ -279,14 +288,14 @@ def test_first_run_writes_commented_default_config(agent, scratch):
 def test_reruns_never_overwrite_an_earlier_run(loop_agent):
     script = [action("finish", summary="x")]
     with FakeKoboldCpp(script * 2) as server:
-        first = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "1")
-        second = loop_agent.run(loop_agent.write_task("t.txt", TASK), "--server", server.url, "--max-steps", "1")
+        first = loop_agent.run(fizzbuzz_task(loop_agent, "t.txt"), "--server", server.url, "--max-steps", "1")
+        second = loop_agent.run(fizzbuzz_task(loop_agent, "t.txt"), "--server", server.url, "--max-steps", "1")
     assert first.run_dir.name == "t" and second.run_dir.name == "t-2"
     assert json.loads((first.run_dir / "result.json").read_text())["task_id"] == "t"
 
 
 def test_ctrl_c_leaves_an_interrupted_result_and_the_run_can_be_resumed(agent):
-    task = agent.write_task("fb.txt", TASK)
+    task = fizzbuzz_task(agent, "fb.txt")
     with FakeKoboldCpp([action("write_file", path="fizzbuzz.py", content=FIXED), {"delay": 60, "text": "x"}]) as server:
         proc = subprocess.Popen(agent.command(task, "--server", server.url), cwd=agent.folder, env=agent.environment(),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -314,9 +323,9 @@ def test_a_solved_run_cannot_be_resumed(agent):
     with FakeKoboldCpp([action("write_file", path="fizzbuzz.py", content=FIXED),
                         action("write_file", path="test_fizzbuzz.py", content=TESTS),
                         action("run_tests"), action("finish", summary="done")]) as server:
-        run = agent.run(agent.write_task("t.txt", TASK), "--server", server.url)
+        run = agent.run(fizzbuzz_task(agent, "t.txt"), "--server", server.url)
     again = agent.run(None, "--resume", str(run.run_dir))
-    assert again.code == 2 and "already solved" in _one_line_error(again)
+    assert again.code == 2 and "already ended solved" in _one_line_error(again)
 
 
 def test_a_reply_with_a_line_separator_survives_show_report_and_resume(agent):

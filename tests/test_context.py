@@ -146,7 +146,8 @@ def test_a_test_output_larger_than_the_room_is_cut_and_the_run_goes_on(scratch, 
               action("write_file", path="text.py", content="def text(i):\n    return 'not yet'\n"), action("run_tests"),
               action("write_file", path="text.py", content="def text(i):\n    return f'done {i}'\n"),
               action("run_tests"), action("finish", summary="done")]
-    (scratch / "text.yaml").write_text(yaml.safe_dump({"prompt": "Write text.py with text() returning the words."}))
+    (scratch / "text.yaml").write_text(yaml.safe_dump({"prompt": "Write text.py with text() returning the words.",
+                                                       "hidden_tests": {"test_text_hidden.py": test}}))
     backend = SmolTokens(script, context=1536)
     config = Config(runs_dir=str(scratch / "runs"), max_tokens=512, prove_tests=False)
     run_dir = scratch / "runs" / "text"
