@@ -137,3 +137,61 @@ def test_a_decorated_method_vanishes_from_a_collected_class(sandbox, scratch):
                 assert mylib.solve("x + 5 = 1") == -4
     """}
     refused(sandbox, scratch, files, tests, failed=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. A unittest class whose name is not Test*. pytest collects every unittest.TestCase subclass
+#    whatever its name (`class CalcTests(unittest.TestCase)`, the usual unittest style), but
+#    _defined_tests reads only `class Test*` (python_classes) from the source. The model's
+#    decorator on its methods returns None: the class collects nothing, and nothing says it is
+#    missing. Suite assumed: unittest-style tests of a decorator task (`@mylib.timed` on the
+#    methods), next to a plain pytest test the model passes.
+
+
+def test_a_unittest_class_not_named_test_vanishes(sandbox, scratch):
+    files = {"mylib.py": VANISHING_METHODS}
+    tests = {"test_mylib.py": """
+        import unittest
+        import mylib
+        def test_add():
+            assert mylib.add(1, 2) == 3
+        class SolveTests(unittest.TestCase):
+            @mylib.timed
+            def test_linear(self):
+                self.assertEqual(mylib.solve("2x + 4 = 10"), 3)
+            @mylib.timed
+            def test_negative(self):
+                self.assertEqual(mylib.solve("x + 5 = 1"), -4)
+    """}
+    refused(sandbox, scratch, files, tests, failed=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Tests defined inside a top-level `if` (or `try`) block: _defined_tests walks only the
+#    module's top-level statements (tree.body), so `if HAVE_FRACTIONS:` / `if sys.version_info
+#    >= (3, 8):` tests are not "defined" for it. The model's decorator returns None for them and
+#    they vanish without an error. Suite assumed: version- or feature-guarded tests, common in
+#    libraries' suites.
+
+
+def test_tests_inside_an_if_block_vanish(sandbox, scratch):
+    files = {"mylib.py": VANISHING_METHODS}
+    tests = {"test_mylib.py": """
+        import sys
+        import mylib
+        def test_add():
+            assert mylib.add(1, 2) == 3
+        if sys.version_info >= (3, 8):
+            @mylib.timed
+            def test_solve_linear():
+                assert mylib.solve("2x + 4 = 10") == 3
+        try:
+            import fractions
+        except ImportError:
+            pass
+        else:
+            @mylib.timed
+            def test_solve_fraction():
+                assert mylib.solve("2x = 1") == fractions.Fraction(1, 2)
+    """}
+    refused(sandbox, scratch, files, tests, failed=2)
