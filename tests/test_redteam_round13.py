@@ -25,8 +25,11 @@ def refused(sandbox, scratch, files, tests, failed=1):
 #    from a thread of its own, and returns without waiting: the body runs in the judge and calls
 #    the model's `evaluate`, which just sleeps (or waits for nothing). When the wrapper returns,
 #    pytest_runtest_call's why_not sees a last call with exactly the tokens and no error (it has
-#    not ended): the test passes, and its assertion never ran. Suite assumed: ordinary tests
+#    not ended): the test would pass, its assertion never run. Suite assumed: ordinary tests
 #    decorated with the model's decorator, checking the model's functions.
+#    HELD: the judge serves the worker's questions in the thread that waits for the wrapper's
+#    answer (rpc._reply_in_turn), so the body runs to its end (here an error) before the
+#    wrapper's answer is taken; a body that never ends runs into the test's time (Overtime).
 
 THREADED_RETRY = '''
     import functools, threading, time
@@ -39,8 +42,8 @@ THREADED_RETRY = '''
             return run
         return wrap
     def evaluate(text):
-        time.sleep(30)
-        return 0
+        time.sleep(2)   # long after the wrapper returned
+        raise RuntimeError("not yet")
 '''
 
 
