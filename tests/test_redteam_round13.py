@@ -242,3 +242,36 @@ def test_a_class_decorator_rewrites_the_test_methods(sandbox, scratch):
                 assert settings.get("COLOR") == "blue"
     """}
     refused(sandbox, scratch, files, tests, failed=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. `@pytest.mark.usefixtures(...)` makes a test look like a fixture to the vanish check.
+#    _defined_tests.opted_out drops any function with a decorator whose text contains "fixture"
+#    (meant for `@pytest.fixture`): `@pytest.mark.usefixtures("clean_env")` (or a parametrize
+#    whose text says "fixture") matches too. The model's decorator under it returns None: the
+#    test is not collected and, being "a fixture", is not missed. Suite assumed: tests that use
+#    a conftest fixture through usefixtures, decorated with the model's decorator.
+
+
+def test_a_usefixtures_test_vanishes(sandbox, scratch):
+    files = {"mylib.py": VANISHING_METHODS}
+    tests = {"conftest.py": """
+        import pytest
+        @pytest.fixture
+        def clean_env(monkeypatch):
+            monkeypatch.delenv("MYLIB_MODE", raising=False)
+    """, "test_mylib.py": """
+        import pytest
+        import mylib
+        def test_add():
+            assert mylib.add(1, 2) == 3
+        @pytest.mark.usefixtures("clean_env")
+        @mylib.timed
+        def test_solve_linear():
+            assert mylib.solve("2x + 4 = 10") == 3
+        @pytest.mark.usefixtures("clean_env")
+        @mylib.timed
+        def test_solve_negative():
+            assert mylib.solve("x + 5 = 1") == -4
+    """}
+    refused(sandbox, scratch, files, tests, failed=2)
