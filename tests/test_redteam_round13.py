@@ -275,3 +275,17 @@ def test_a_usefixtures_test_vanishes(sandbox, scratch):
             assert mylib.solve("x + 5 = 1") == -4
     """}
     refused(sandbox, scratch, files, tests, failed=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tried and held (no test kept):
+# - Argument tokens: handed out as the judge's objects of judge_plugin (harness): the model's
+#   code can only pass them back; the body's failed assertion (its message holds the expected
+#   value) counts wherever it ends (failures_kept_by_the_model).
+# - A fixture from the model's module (`from mylib import *` of a @pytest.fixture to override a
+#   conftest fixture): pytest 9 asks isinstance(obj, FixtureFunctionDefinition), a proxy is not.
+# - Skip/xfail marks or exceptions from the model's code: counted as skipped, not solved.
+# - JudgedUnpickler: REDUCE/NEWOBJ reach only DATA's callables, BUILD only instances.
+# Same hole as 6, not kept as a test: a class decorator sets `cls.run = <model function>` on a
+# unittest.TestCase (`run` is not on `type`, so it is writable): TestCase.__call__ calls the
+# model's run(result), which reports nothing, and the test passes.
