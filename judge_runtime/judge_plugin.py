@@ -1182,61 +1182,108 @@ def pytest_sessionstart(session):
     _TESTS_RUNNING = True
 
 
-def _defined_tests(path: str, functions: list[str], classes: list[str]) -> list[str]:
-    """The names of the tests a test file defines at its top level, read from its source: the
-    `def test*` functions and the `class Test*` classes with `test*` methods (no __init__), as
-    pytest's python_functions / python_classes prefixes name them; not those the file itself
-    opts out (`__test__ = False`) or makes fixtures."""
+def _defined_tests(path: str, functions: tuple, classes: tuple) -> list[tuple[str, ...]]:
+    """The tests a test file's source defines, as pytest would collect them: (name,) for a
+    `def test*` and (class, method) for each `test*` method of a `class Test*` (no __init__) or of
+    a class whose base is a `...TestCase`; also inside `if`/`try`/`with` blocks; not those the
+    file opts out (`__test__ = False`) or makes fixtures (`@pytest.fixture`)."""
     import ast
     tree = ast.parse("".join(linecache.getlines(path)), path)
 
-    def opted_out(node) -> bool:
-        body = node.body if isinstance(node, ast.ClassDef) else []
-        return any(isinstance(s, ast.Assign) and any(getattr(t, "id", None) == "__test__" for t in s.targets)
-                   for s in body) or any("fixture" in ast.unparse(d) for d in node.decorator_list)
+    def fixture(node) -> bool:
+        return any((d.func if isinstance(d, ast.Call) else d).__class__ in (ast.Name, ast.Attribute)
+                   and getattr(d.func if isinstance(d, ast.Call) else d, "id",
+                               getattr(d.func if isinstance(d, ast.Call) else d, "attr", None)) == "fixture"
+                   for d in node.decorator_list)
 
-    names = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(tuple(functions)):
-            names += [] if opted_out(node) else [node.name]
-        elif isinstance(node, ast.ClassDef) and node.name.startswith(tuple(classes)) and not opted_out(node):
-            methods = {m.name for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-            if "__init__" not in methods and "__new__" not in methods and any(m.startswith(tuple(functions))
-                                                                                for m in methods):
-                names.append(node.name)
-    return names
+    def opted_out(body) -> bool:
+        return any(isinstance(st, ast.Assign) and any(getattr(t, "id", None) == "__test__" for t in st.targets)
+                   for st in body)
+
+    def statements(body):  # the module's own, through if/try/with blocks (not into functions or classes)
+        for node in body:
+            yield node
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(node, field, None) if isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)) \
+                    else None
+                if inner:
+                    yield from statements(inner)
+
+    tests: list[tuple[str, ...]] = []
+    for node in statements(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(functions) \
+                and not fixture(node):
+            tests.append((node.name,))
+        elif isinstance(node, ast.ClassDef) and not opted_out(node.body):
+            unittest_case = any(ast.unparse(b).endswith("TestCase") for b in node.bases)
+            methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            if not (unittest_case or node.name.startswith(classes)) or \
+                    (not unittest_case and any(m.name in ("__init__", "__new__") for m in methods)):
+                continue
+            tests += [(node.name, m.name) for m in methods
+                      if m.name.startswith(("test",) if unittest_case else functions) and not fixture(m)]
+    return tests
 
 
-def _vanished_tests(session) -> list[str]:
-    """Tests the tests' files define that collected no item (no error either): a decorator of the
-    model's code that returned something else (None, a class of its own) or marked them
-    `__test__ = False` would make them vanish, and what is not collected cannot fail."""
-    prefixes = lambda key: [p.rstrip("*") for p in session.config.getini(key) if p.endswith("*")]  # noqa: E731
-    functions, classes = prefixes("python_functions") or ["test"], prefixes("python_classes") or ["Test"]
-    collected = {(parts[0], parts[1].partition("[")[0]) for parts in (item.nodeid.split("::") for item in session.items)
-                 if len(parts) > 1}
+def _module_of(path: str):
+    """The module imported from this file (pytest names test modules its own way)."""
+    for module in list(sys.modules.values()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and os.path.realpath(file) == path:
+            return module
+    return None
+
+
+def _tests_not_theirs(session) -> list[str]:
+    """What the tests' files define but pytest did not collect as theirs: a test (or a test class's
+    method) that collected nothing, though its name is bound after the import (a decorator of the
+    model's code returned None or a class of its own), and a test collected under its name whose
+    function is another function of the tests that the model's code handed back (a decorator that
+    returns an easy test for every hard one). What is not collected cannot fail."""
+    prefixes = lambda key: tuple(p.rstrip("*") for p in session.config.getini(key) if p.endswith("*"))  # noqa: E731
+    functions, classes = prefixes("python_functions") or ("test",), prefixes("python_classes") or ("Test",)
+    root = str(session.config.rootpath)
+    collected: dict[tuple, list] = {}
+    for item in session.items:
+        parts = item.nodeid.split("::")
+        collected.setdefault((parts[0], *(p.partition("[")[0] for p in parts[1:])), []).append(item)
     errors = set(RECORD.collection_errors)
-    vanished = []
+    wrong = []
     for module in {item.nodeid.split("::")[0] for item in session.items} | {
-            os.path.relpath(os.path.join(folder, name), str(session.config.rootpath))
+            os.path.relpath(os.path.join(folder, name), root)
             for folder, _, names in os.walk(TESTS_DIR) for name in names
             if name.endswith(".py") and any(fnmatch.fnmatch(name, g) for g in session.config.getini("python_files"))}:
-        if module in errors:
+        path = os.path.realpath(os.path.join(root, module))
+        loaded = _module_of(path)
+        if module in errors or loaded is None:
             continue
-        path = os.path.join(str(session.config.rootpath), module)
-        for name in _defined_tests(path, functions, classes):
-            if (module, name) not in collected:
-                vanished.append(f"{module}::{name}")
-    return vanished
+        for test in _defined_tests(path, functions, classes):
+            bound = vars(loaded).get(test[0], _MISSING)
+            if len(test) == 2 and isinstance(bound, type) and bound.__module__ == loaded.__name__:
+                bound = type.__getattribute__(bound, "__dict__").get(test[1], _MISSING)  # (its own class: its method)
+            if bound is _MISSING:
+                continue  # not bound after the import (a guard that was false): not defined here
+            items = collected.get((module, *test), [])
+            if not items:
+                wrong.append(f"{module}::{'::'.join(test)}: defined in the tests' source, nothing of it collected")
+            for item in items:
+                function = getattr(item, "function", None)
+                code = getattr(function, "__code__", None) if type(function) is types.FunctionType else None
+                if function in rpc._policy.HANDED_BACK and code is not None and \
+                        (os.path.realpath(code.co_filename), code.co_qualname) != (path, ".".join(test)):
+                    wrong.append(f"{item.nodeid}: runs {code.co_qualname}, which the model's code handed back for it")
+    return wrong
+
+
+_MISSING = object()
 
 
 def pytest_collection_finish(session):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    for nodeid in _vanished_tests(session):
-        RECORD.collection_errors.append(nodeid)
+    for why in _tests_not_theirs(session):
+        RECORD.collection_errors.append(why)
         if reporter is not None:
-            reporter.write_line(f"ERROR {nodeid}: defined in the tests' source, but nothing of it was collected "
-                                f"(a decorator of the model's code made it vanish?): counted as an error")
+            reporter.write_line(f"ERROR {why} (a decorator of the model's code?): counted as an error")
     RECORD.collected = len(session.items)
     rpc.TEST_CLASSES.update(item.cls for item in session.items if getattr(item, "cls", None) is not None)
 

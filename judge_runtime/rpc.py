@@ -1129,6 +1129,8 @@ def _dec_yours(conn, data, memo):
     handle = data.get("h")
     _check(type(handle) is int and handle in conn._objects, "a handle this side never gave out")
     obj = conn._objects[handle]
+    if conn.guarded and type(obj) in (types.FunctionType, type):
+        _policy.HANDED_BACK.add(obj)
     flags = data.get("x")
     if flags is not None and isinstance(obj, BaseException):  # `raise error from cause` on the other side
         _check(type(flags) is list and len(flags) == 2 and type(flags[0]) is bool, "exception flags")

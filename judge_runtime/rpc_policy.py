@@ -26,6 +26,7 @@ import os
 import sys
 import threading
 import types
+import weakref
 
 # Builtins the judge may hand to the model's code when a test passes them (e.g. key=len).
 _SAFE_BUILTINS = {"abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "format", "hash", "hex",
@@ -134,6 +135,9 @@ TEST_CLASSES: set = set()  # (judge) the classes pytest collected tests from, wh
 # (judge) While a test function the model's code made runs (the wrapper of its decorator): the
 # test's own function, which the model's code calls back (judge_plugin.TestBody; None otherwise).
 TEST_BODY = None
+# (judge) The tests' functions and classes the model's code handed back (a decorator's result): the
+# judge checks that what it collects under a test's name is that test's own (judge_plugin).
+HANDED_BACK: "weakref.WeakSet" = weakref.WeakSet()
 
 
 def acting_for_the_model() -> bool:
@@ -204,6 +208,12 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     if _test_double(target) and (write or (not _is_dunder(name) and _method_on_type(target, name))):
         raise PermissionError(f"{name!r}: a test double (unittest.mock) is the test's record of how the model's "
                               f"code used it: the model's code may call it and read it, never configure it")
+    if write and isinstance(target, type) and _defined_here(conn, target):
+        raise PermissionError(f"{name!r}: the tests' classes are theirs; the model's code may not set, replace or "
+                              f"delete their attributes (a test method swapped for another, a TestCase's run)")
+    if write and type(target) is types.FunctionType and name in target.__dict__ and _defined_here(conn, target):
+        raise PermissionError(f"{name!r}: the model's code may add attributes to the tests' functions, never "
+                              f"replace or delete one they have")
     if write and name in _PYTEST_READS:
         raise PermissionError(f"{name!r}: pytest and unittest read it to decide what runs; the model's code may not "
                               f"set it on the tests' objects")

@@ -1,20 +1,12 @@
 """Red team, round 13 (after e180df8). Each test is an attack; it FAILS when the attack works (a
-false "solved", or the hidden tests reach the model's code)."""
+false "solved", or the hidden tests reach the model's code). Every attack here is held since the
+rules that followed it (what is collected under a test's name is that test's own; the tests'
+classes are theirs; tests the source defines, methods and unittest classes too, must collect)."""
 from __future__ import annotations
 
-import pathlib
 
 from test_redteam_round12 import judged_named  # noqa: F401
-from test_verdict_rules import judged, sandbox  # noqa: F401 - sandbox is a fixture
-
-
-def refused(sandbox, scratch, files, tests, failed=1):
-    """test_verdict_rules.refused, keeping the judge's whole output in /tmp/r13-last.txt."""
-    result = judged(sandbox, scratch, files, tests)
-    pathlib.Path("/tmp/r13-last.txt").write_text(result["output"])
-    print({k: v for k, v in result.items() if k != "output"}, result["output"][-1500:])
-    assert not result["ok"] and result["failed"] + result["errors"] >= failed, result["output"][-3000:]
-    return result
+from test_verdict_rules import judged, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,7 +233,10 @@ def test_a_class_decorator_rewrites_the_test_methods(sandbox, scratch):
             def test_unknown_setting(self):
                 assert settings.get("COLOR") == "blue"
     """}
-    refused(sandbox, scratch, files, tests, failed=2)
+    # held since: the model's code may not set, replace or delete attributes of the tests' classes (the
+    # module's import fails: one error)
+    result = refused(sandbox, scratch, files, tests, failed=1)
+    assert "the tests' classes are theirs" in result["output"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -274,7 +269,7 @@ def test_a_usefixtures_test_vanishes(sandbox, scratch):
         def test_solve_negative():
             assert mylib.solve("x + 5 = 1") == -4
     """}
-    refused(sandbox, scratch, files, tests, failed=2)
+    refused(sandbox, scratch, files, tests, failed=2)  # held since: the vanished tests are errors
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,7 +304,10 @@ def test_a_class_decorator_replaces_a_testcases_run(sandbox, scratch):
             def test_unknown_setting(self):
                 self.assertEqual(settings.get("COLOR"), "blue")
     """}
-    refused(sandbox, scratch, files, tests, failed=2)
+    # held since: the model's code may not set, replace or delete attributes of the tests' classes (the
+    # module's import fails: one error)
+    result = refused(sandbox, scratch, files, tests, failed=1)
+    assert "the tests' classes are theirs" in result["output"]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1344,3 +1344,62 @@ def test_a_module_the_task_never_names_is_not_the_workspaces_for_the_tests(sandb
     result, output, _ = verdict.judge(sandbox, workspace, tests, scratch / "named" / "judge", task.named_modules())
     assert not result["ok"] and (result["passed"], result["errors"]) == (1, 1), output
     assert "the tests import 'checks', which the sandbox interpreter lacks and the task never names" in output
+
+
+def test_what_the_tests_define_is_what_runs(sandbox, scratch):
+    """Tests in `if`/`try` blocks, a test left out by a false guard, a unittest class of any name,
+    `usefixtures`, fixtures named test_*, a helper class with __init__, `__test__ = False`, and a
+    class decorator of the model's code that only reads the class: all as in a plain run."""
+    files = {"registry.py": """
+        SEEN = []
+        def register(cls):
+            SEEN.append(cls.__name__)
+            return cls
+        def double(x):
+            return 2 * x
+    """}
+    tests = {"test_registry.py": """
+        import sys
+        import unittest
+        import pytest
+        import registry
+        @pytest.fixture
+        def test_data():
+            return 21
+        @pytest.fixture
+        def clean():
+            yield
+        if sys.version_info >= (3, 8):
+            def test_guarded(test_data):
+                assert registry.double(test_data) == 42
+        else:
+            def test_never_defined():
+                assert False
+        try:
+            import json
+        except ImportError:
+            pass
+        else:
+            def test_in_try():
+                assert registry.double(json.loads("2")) == 4
+        @pytest.mark.usefixtures("clean")
+        def test_with_usefixtures():
+            assert registry.double(1) == 2
+        @registry.register
+        class TestRegistered:
+            def test_registered(self):
+                assert "TestRegistered" in registry.SEEN
+        class DoubleChecks(unittest.TestCase):
+            def test_double(self):
+                self.assertEqual(registry.double(3), 6)
+        class TestHelper:
+            def __init__(self, value):
+                self.value = value
+            def test_like(self):
+                pass
+        class TestAbstract:
+            __test__ = False
+            def test_nothing(self):
+                pass
+    """}
+    honest(sandbox, scratch, files, tests, passed=5)
