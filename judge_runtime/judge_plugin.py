@@ -14,6 +14,7 @@ import ctypes
 import fnmatch
 import importlib.machinery
 import importlib.util
+import inspect
 import io
 import json
 import linecache
@@ -1182,46 +1183,63 @@ def pytest_sessionstart(session):
     _TESTS_RUNNING = True
 
 
-def _defined_tests(path: str, functions: tuple, classes: tuple) -> list[tuple[str, ...]]:
-    """The tests a test file's source defines, as pytest would collect them: (name,) for a
-    `def test*` and (class, method) for each `test*` method of a `class Test*` (no __init__) or of
-    a class whose base is a `...TestCase`; also inside `if`/`try`/`with` blocks; not those the
-    file opts out (`__test__ = False`) or makes fixtures (`@pytest.fixture`)."""
+def _defined_tests(path: str, functions: tuple, classes: tuple) -> list[tuple[str, str]]:
+    """The tests a test file's source defines, as (the name it binds at the module's top, the
+    test's qualified name): each `def test*` of the module (inside `if`/`try`/`with` blocks too)
+    and each `test*` method of a class pytest collects or that another class of the file derives
+    from (a mixin of shared checks), nested classes included: a class named `Test*` without
+    __init__, or one whose bases end in `TestCase` or derive from such a class of the file.
+    Not what the file opts out (`__test__ = False`) or makes fixtures (`@pytest.fixture`)."""
     import ast
     tree = ast.parse("".join(linecache.getlines(path)), path)
 
     def fixture(node) -> bool:
-        return any((d.func if isinstance(d, ast.Call) else d).__class__ in (ast.Name, ast.Attribute)
-                   and getattr(d.func if isinstance(d, ast.Call) else d, "id",
-                               getattr(d.func if isinstance(d, ast.Call) else d, "attr", None)) == "fixture"
-                   for d in node.decorator_list)
+        for d in node.decorator_list:
+            d = d.func if isinstance(d, ast.Call) else d
+            if (d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else None) == "fixture":
+                return True
+        return False
 
     def opted_out(body) -> bool:
         return any(isinstance(st, ast.Assign) and any(getattr(t, "id", None) == "__test__" for t in st.targets)
                    for st in body)
 
-    def statements(body):  # the module's own, through if/try/with blocks (not into functions or classes)
+    def statements(body):  # through if/try/with blocks (not into functions)
         for node in body:
             yield node
-            for field in ("body", "orelse", "finalbody", "handlers"):
-                inner = getattr(node, field, None) if isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)) \
-                    else None
-                if inner:
-                    yield from statements(inner)
+            if isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)):
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    yield from statements(getattr(node, field, None) or [])
 
-    tests: list[tuple[str, ...]] = []
-    for node in statements(tree.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(functions) \
-                and not fixture(node):
-            tests.append((node.name,))
-        elif isinstance(node, ast.ClassDef) and not opted_out(node.body):
-            unittest_case = any(ast.unparse(b).endswith("TestCase") for b in node.bases)
-            methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
-            if not (unittest_case or node.name.startswith(classes)) or \
-                    (not unittest_case and any(m.name in ("__init__", "__new__") for m in methods)):
-                continue
-            tests += [(node.name, m.name) for m in methods
-                      if m.name.startswith(("test",) if unittest_case else functions) and not fixture(m)]
+    found: list[tuple[str, str, ast.ClassDef]] = []  # (top name, qualname, class) of every class
+
+    def collect_classes(body, top, prefix):
+        for node in statements(body):
+            if isinstance(node, ast.ClassDef):
+                qual = f"{prefix}{node.name}"
+                found.append((top or node.name, qual, node))
+                collect_classes(node.body, top or node.name, qual + ".")
+
+    collect_classes(tree.body, None, "")
+    bases = {ast.unparse(b).rpartition(".")[2] for _, _, c in found for b in c.bases}
+    cases = {c.name for _, _, c in found if any(ast.unparse(b).endswith("TestCase") for b in c.bases)}
+    while True:  # a class of the file derived from a TestCase class of the file is one too
+        more = {c.name for _, _, c in found if c.name not in cases and any(ast.unparse(b) in cases for b in c.bases)}
+        if not more:
+            break
+        cases |= more
+    tests = [(node.name, node.name) for node in statements(tree.body)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(functions)
+             and not fixture(node)]
+    for top, qual, cls in found:
+        methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        unittest_case = cls.name in cases
+        collected = unittest_case or (cls.name.startswith(classes) and not any(m.name in ("__init__", "__new__")
+                                                                              for m in methods))
+        if opted_out(cls.body) or not (collected or cls.name in bases):
+            continue
+        tests += [(top, f"{qual}.{m.name}") for m in methods
+                  if m.name.startswith(("test",) if unittest_case else functions) and not fixture(m)]
     return tests
 
 
@@ -1234,48 +1252,48 @@ def _module_of(path: str):
     return None
 
 
+def _runs(item) -> tuple[str, str]:
+    """(file, qualified name) of the test code an item runs: its function's own code (through
+    functools.wraps); for a function the model's code made, the test's own by the item's place
+    (TestBody holds the wrapper to calling exactly that)."""
+    function = inspect.unwrap(getattr(item, "function", None) or (lambda: None))
+    code = function.__code__ if type(function) is types.FunctionType else None
+    if code is None or _made_by_the_model(getattr(item, "obj", None)):
+        cls = getattr(item, "cls", None)
+        return os.path.realpath(str(item.path)), (f"{cls.__qualname__}." if cls else "") + item.originalname
+    return os.path.realpath(code.co_filename), code.co_qualname
+
+
 def _tests_not_theirs(session) -> list[str]:
-    """What the tests' files define but pytest did not collect as theirs: a test (or a test class's
-    method) that collected nothing, though its name is bound after the import (a decorator of the
-    model's code returned None or a class of its own), and a test collected under its name whose
-    function is another function of the tests that the model's code handed back (a decorator that
-    returns an easy test for every hard one). What is not collected cannot fail."""
+    """What the tests' files define but never runs as itself: every test the source defines
+    (_defined_tests) whose name is bound after the import (a false guard binds nothing) must be
+    the code of at least one collected item. A decorator of the model's code that returns None, a
+    class of its own, or another test's function or class for a hard test makes it vanish or run
+    an easy body under its name: an error (what is not run cannot fail). A function the model's
+    code handed back must be the very test it stands for, not a wrapper the tests made."""
     prefixes = lambda key: tuple(p.rstrip("*") for p in session.config.getini(key) if p.endswith("*"))  # noqa: E731
     functions, classes = prefixes("python_functions") or ("test",), prefixes("python_classes") or ("Test",)
     root = str(session.config.rootpath)
-    collected: dict[tuple, list] = {}
-    for item in session.items:
-        parts = item.nodeid.split("::")
-        collected.setdefault((parts[0], *(p.partition("[")[0] for p in parts[1:])), []).append(item)
-    errors = set(RECORD.collection_errors)
+    runs = {_runs(item) for item in session.items}
     wrong = []
-    for module in {item.nodeid.split("::")[0] for item in session.items} | {
-            os.path.relpath(os.path.join(folder, name), root)
-            for folder, _, names in os.walk(TESTS_DIR) for name in names
-            if name.endswith(".py") and any(fnmatch.fnmatch(name, g) for g in session.config.getini("python_files"))}:
+    for item in session.items:
+        function = getattr(item, "function", None)
+        if function in rpc._policy.HANDED_BACK and _runs(item)[1] != (
+                (f"{item.cls.__qualname__}." if getattr(item, "cls", None) else "") + item.originalname):
+            wrong.append(f"{item.nodeid}: runs {_runs(item)[1]}, which the model's code handed back for it")
+    errors = set(RECORD.collection_errors)
+    modules = {item.nodeid.split("::")[0] for item in session.items} | {
+        os.path.relpath(os.path.join(folder, name), root) for folder, _, names in os.walk(TESTS_DIR) for name in names
+        if name.endswith(".py") and any(fnmatch.fnmatch(name, g) for g in session.config.getini("python_files"))}
+    for module in sorted(modules - errors):
         path = os.path.realpath(os.path.join(root, module))
         loaded = _module_of(path)
-        if module in errors or loaded is None:
+        if loaded is None:
             continue
-        for test in _defined_tests(path, functions, classes):
-            bound = vars(loaded).get(test[0], _MISSING)
-            if len(test) == 2 and isinstance(bound, type) and bound.__module__ == loaded.__name__:
-                bound = type.__getattribute__(bound, "__dict__").get(test[1], _MISSING)  # (its own class: its method)
-            if bound is _MISSING:
-                continue  # not bound after the import (a guard that was false): not defined here
-            items = collected.get((module, *test), [])
-            if not items:
-                wrong.append(f"{module}::{'::'.join(test)}: defined in the tests' source, nothing of it collected")
-            for item in items:
-                function = getattr(item, "function", None)
-                code = getattr(function, "__code__", None) if type(function) is types.FunctionType else None
-                if function in rpc._policy.HANDED_BACK and code is not None and \
-                        (os.path.realpath(code.co_filename), code.co_qualname) != (path, ".".join(test)):
-                    wrong.append(f"{item.nodeid}: runs {code.co_qualname}, which the model's code handed back for it")
+        for top, qualname in _defined_tests(path, functions, classes):
+            if top in vars(loaded) and (path, qualname) not in runs:
+                wrong.append(f"{module}::{qualname.replace('.', '::')}: defined in the tests' source, never run as itself")
     return wrong
-
-
-_MISSING = object()
 
 
 def pytest_collection_finish(session):

@@ -1401,5 +1401,24 @@ def test_what_the_tests_define_is_what_runs(sandbox, scratch):
             __test__ = False
             def test_nothing(self):
                 pass
+        class Checks:
+            def test_shared(self):
+                assert registry.double(self.value) == 2 * self.value
+        class TestSharedOne(Checks):
+            value = 1
+        class TestSharedTwo(Checks):
+            value = 2
+            class TestNested:
+                def test_nested(self):
+                    assert registry.double(0) == 0
+        class Base(unittest.TestCase):
+            def setUp(self):
+                self.value = 5
+        class FiveTests(Base):
+            def test_five(self):
+                self.assertEqual(registry.double(self.value), 10)
+        class FakeServer:
+            def test_connection(self):
+                return "a helper, not a test"
     """}
-    honest(sandbox, scratch, files, tests, passed=5)
+    honest(sandbox, scratch, files, tests, passed=9)
