@@ -1183,64 +1183,42 @@ def pytest_sessionstart(session):
     _TESTS_RUNNING = True
 
 
-def _defined_tests(path: str, functions: tuple, classes: tuple) -> list[tuple[str, str]]:
-    """The tests a test file's source defines, as (the name it binds at the module's top, the
-    test's qualified name): each `def test*` of the module (inside `if`/`try`/`with` blocks too)
-    and each `test*` method of a class pytest collects or that another class of the file derives
-    from (a mixin of shared checks), nested classes included: a class named `Test*` without
-    __init__, or one whose bases end in `TestCase` or derive from such a class of the file.
-    Not what the file opts out (`__test__ = False`) or makes fixtures (`@pytest.fixture`)."""
+def _matches(config, option: str, name: str) -> bool:
+    """pytest's own rule for python_functions / python_classes: a prefix, or a glob."""
+    return any(name.startswith(pattern) or (any(c in pattern for c in "*?[") and fnmatch.fnmatch(name, pattern))
+               for pattern in config.getini(option))
+
+
+def _source_defs(path: str) -> dict[str, list[str]]:
+    """The functions a test file's source defines: the qualified name of each class ("" for the
+    module) -> the names of the functions it defines, also inside `if`/`try`/`with` blocks."""
     import ast
-    tree = ast.parse("".join(linecache.getlines(path)), path)
+    defs: dict[str, list[str]] = {}
 
-    def fixture(node) -> bool:
-        for d in node.decorator_list:
-            d = d.func if isinstance(d, ast.Call) else d
-            if (d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else None) == "fixture":
-                return True
-        return False
-
-    def opted_out(body) -> bool:
-        return any(isinstance(st, ast.Assign) and any(getattr(t, "id", None) == "__test__" for t in st.targets)
-                   for st in body)
-
-    def statements(body):  # through if/try/with blocks (not into functions)
+    def walk(body, qual: str):
         for node in body:
-            yield node
-            if isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs.setdefault(qual, []).append(node.name)
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, f"{qual}.{node.name}" if qual else node.name)
+            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.ExceptHandler)):
                 for field in ("body", "orelse", "finalbody", "handlers"):
-                    yield from statements(getattr(node, field, None) or [])
+                    walk(getattr(node, field, None) or [], qual)
+    walk(ast.parse("".join(linecache.getlines(path)), path).body, "")
+    return defs
 
-    found: list[tuple[str, str, ast.ClassDef]] = []  # (top name, qualname, class) of every class
 
-    def collect_classes(body, top, prefix):
-        for node in statements(body):
-            if isinstance(node, ast.ClassDef):
-                qual = f"{prefix}{node.name}"
-                found.append((top or node.name, qual, node))
-                collect_classes(node.body, top or node.name, qual + ".")
+def _fixture(value) -> bool:
+    """A pytest fixture (a `test_data` fixture is no test)."""
+    import _pytest.fixtures
+    return _pytest.fixtures.getfixturemarker(value) is not None
 
-    collect_classes(tree.body, None, "")
-    bases = {ast.unparse(b).rpartition(".")[2] for _, _, c in found for b in c.bases}
-    cases = {c.name for _, _, c in found if any(ast.unparse(b).endswith("TestCase") for b in c.bases)}
-    while True:  # a class of the file derived from a TestCase class of the file is one too
-        more = {c.name for _, _, c in found if c.name not in cases and any(ast.unparse(b) in cases for b in c.bases)}
-        if not more:
-            break
-        cases |= more
-    tests = [(node.name, node.name) for node in statements(tree.body)
-             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(functions)
-             and not fixture(node)]
-    for top, qual, cls in found:
-        methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        unittest_case = cls.name in cases
-        collected = unittest_case or (cls.name.startswith(classes) and not any(m.name in ("__init__", "__new__")
-                                                                              for m in methods))
-        if opted_out(cls.body) or not (collected or cls.name in bases):
-            continue
-        tests += [(top, f"{qual}.{m.name}") for m in methods
-                  if m.name.startswith(("test",) if unittest_case else functions) and not fixture(m)]
-    return tests
+
+def _tests_folder_file(cls) -> "str | None":
+    module = sys.modules.get(type.__getattribute__(cls, "__module__"))
+    file = getattr(module, "__file__", None)
+    real = os.path.realpath(file) if isinstance(file, str) else None
+    return real if real and real.startswith(TESTS_DIR + os.sep) else None
 
 
 def _module_of(path: str):
@@ -1264,17 +1242,54 @@ def _runs(item) -> tuple[str, str]:
     return os.path.realpath(code.co_filename), code.co_qualname
 
 
+def _expected_methods(config, cls) -> list[str]:
+    """The test methods pytest collects from a test class, and those the tests' source defines
+    for it that a decorator of the model's code turned into something pytest skips (None): each
+    `test*` function the source of a class in its MRO, in the tests' folder, defines."""
+    import unittest
+    case = issubclass(cls, unittest.TestCase)
+    names: list[str] = []
+    for klass in cls.__mro__:
+        path = _tests_folder_file(klass)
+        if path is None:
+            continue
+        for name in _source_defs(path).get(klass.__qualname__, []):
+            if name not in names and not _fixture(type.__getattribute__(klass, "__dict__").get(name)) and \
+                    (name.startswith("test") if case else _matches(config, "python_functions", name)):
+                names.append(name)
+    return names
+
+
+def _test_classes(config, module) -> list[type]:
+    """The classes pytest collects from a test module (as it does: by name or as a
+    unittest.TestCase, `__test__` not false, no __init__), nested test classes too."""
+    import unittest
+    found, todo = [], [v for v in vars(module).values() if isinstance(v, type)]
+    while todo:
+        cls = todo.pop()
+        case = issubclass(cls, unittest.TestCase)
+        if cls in found or not getattr(cls, "__test__", True) or _tests_folder_file(cls) is None:
+            continue
+        if case or (_matches(config, "python_classes", cls.__name__) and "__init__" not in vars(cls)
+                    and cls.__init__ is object.__init__):
+            found.append(cls)
+            todo += [v for v in vars(cls).values() if isinstance(v, type) and not case]
+    return found
+
+
 def _tests_not_theirs(session) -> list[str]:
-    """What the tests' files define but never runs as itself: every test the source defines
-    (_defined_tests) whose name is bound after the import (a false guard binds nothing) must be
-    the code of at least one collected item. A decorator of the model's code that returns None, a
-    class of its own, or another test's function or class for a hard test makes it vanish or run
-    an easy body under its name: an error (what is not run cannot fail). A function the model's
-    code handed back must be the very test it stands for, not a wrapper the tests made."""
-    prefixes = lambda key: tuple(p.rstrip("*") for p in session.config.getini(key) if p.endswith("*"))  # noqa: E731
-    functions, classes = prefixes("python_functions") or ("test",), prefixes("python_classes") or ("Test",)
-    root = str(session.config.rootpath)
+    """What the tests define but never runs as itself: every test function of a test module
+    (from its source, also inside blocks, bound after the import: a false guard binds nothing)
+    must be the code of a collected item; every test method of a class pytest collects (through
+    its MRO, from the sources in the tests' folder: mixins, bases in helper modules) must be
+    collected for that class; and a class of the source whose name is bound to something else
+    after the import (None, another class) leaves its tests uncollected. A decorator of the
+    model's code that returns None, a class of its own or another test for a hard one makes it
+    vanish or run an easy body under its name: an error (what is not run cannot fail). A
+    function the model's code handed back must be the very test it stands for."""
+    config, root = session.config, str(session.config.rootpath)
     runs = {_runs(item) for item in session.items}
+    pairs = {(getattr(item, "cls", None), item.originalname) for item in session.items}
     wrong = []
     for item in session.items:
         function = getattr(item, "function", None)
@@ -1284,16 +1299,33 @@ def _tests_not_theirs(session) -> list[str]:
     errors = set(RECORD.collection_errors)
     modules = {item.nodeid.split("::")[0] for item in session.items} | {
         os.path.relpath(os.path.join(folder, name), root) for folder, _, names in os.walk(TESTS_DIR) for name in names
-        if name.endswith(".py") and any(fnmatch.fnmatch(name, g) for g in session.config.getini("python_files"))}
+        if name.endswith(".py") and any(fnmatch.fnmatch(name, g) for g in config.getini("python_files"))}
     for module in sorted(modules - errors):
         path = os.path.realpath(os.path.join(root, module))
         loaded = _module_of(path)
         if loaded is None:
             continue
-        for top, qualname in _defined_tests(path, functions, classes):
-            if top in vars(loaded) and (path, qualname) not in runs:
-                wrong.append(f"{module}::{qualname.replace('.', '::')}: defined in the tests' source, never run as itself")
+        defs = _source_defs(path)
+        for name in defs.get("", []):
+            if _matches(config, "python_functions", name) and name in vars(loaded) and (path, name) not in runs \
+                    and not _fixture(vars(loaded)[name]):
+                wrong.append(f"{module}::{name}: defined in the tests' source, never run as itself")
+        for cls in _test_classes(config, loaded):
+            for name in _expected_methods(config, cls):
+                if (cls, name) not in pairs:
+                    wrong.append(f"{module}::{cls.__qualname__}::{name}: a test of the class, never collected")
+        for qual, names in defs.items():
+            top = qual.partition(".")[0]
+            bound = vars(loaded).get(top, _MISSING)
+            if not qual or bound is _MISSING or (isinstance(bound, type) and bound.__qualname__ == top
+                                                 and _tests_folder_file(bound) == path):
+                continue  # the module's own functions (above), a false guard, or the class itself (above)
+            wrong += [f"{module}::{qual.replace('.', '::')}::{name}: its class's name is bound to something else"
+                      for name in names if name.startswith("test") and (path, f"{qual}.{name}") not in runs]
     return wrong
+
+
+_MISSING = object()
 
 
 def pytest_collection_finish(session):
@@ -1415,11 +1447,12 @@ class TestBody:
         return self.values[x.name] if type(x) is Argument and self.tokens.get(x.name) is x else x
 
     def call(self, target, args: tuple, kwargs: dict):
-        self.calls.append([target, args, kwargs, None])
+        entry = [target, args, kwargs, None]
+        self.calls.append(entry)
         try:
             return target(*map(self._value, args), **{k: self._value(v) for k, v in kwargs.items()})
         except BaseException as error:
-            self.calls[-1][3] = error
+            entry[3] = error  # (its own entry: a call of the body from within it may come after)
             raise
 
     def why_not(self):
