@@ -2,6 +2,7 @@
 false "solved", or the hidden tests reach the model's code)."""
 from __future__ import annotations
 
+from test_redteam_round13 import VANISHING_METHODS
 from test_verdict_rules import judged, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
 
@@ -64,16 +65,6 @@ def test_a_class_decorator_returns_another_test_class(sandbox, scratch):
 #    The model's decorator (the task's `timed`) returns None for the test methods: they are not
 #    collected and nothing says so; the suite's other test passes: "solved". Plain pytest is
 #    fooled the same way; the hidden tests are ordinary.
-
-VANISHING_METHODS = '''
-    def timed(test):
-        return None
-    def add(a, b):
-        return a + b
-    def solve(equation):
-        return None
-'''
-
 
 def test_test_classes_the_source_check_does_not_see_vanish(sandbox, scratch):
     files = {"mylib.py": VANISHING_METHODS}
