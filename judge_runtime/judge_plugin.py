@@ -1191,9 +1191,12 @@ def _matches(config, option: str, name: str) -> bool:
 
 def _source_defs(path: str) -> dict[str, list[str]]:
     """The functions a test file's source defines: the qualified name of each class ("" for the
-    module) -> the names of the functions it defines, also inside `if`/`try`/`with` blocks."""
+    module) -> the names of the functions it defines, also inside `if`/`try`/`with` blocks
+    (read once per file: its lines are the session's, from linecache)."""
     import ast
-    defs: dict[str, list[str]] = {}
+    if path in _SOURCE_DEFS:
+        return _SOURCE_DEFS[path]
+    defs: dict[str, list[str]] = _SOURCE_DEFS.setdefault(path, {})
 
     def walk(body, qual: str):
         for node in body:
@@ -1212,6 +1215,9 @@ def _fixture(value) -> bool:
     """A pytest fixture (a `test_data` fixture is no test)."""
     import _pytest.fixtures
     return _pytest.fixtures.getfixturemarker(value) is not None
+
+
+_SOURCE_DEFS: dict[str, dict[str, list[str]]] = {}
 
 
 def _tests_folder_file(cls) -> "str | None":
@@ -1457,7 +1463,6 @@ class TestBody:
 
     def why_not(self):
         """Why the test cannot pass (None: it may)."""
-        import inspect
         if not self.calls:
             return "the test's body never ran: the test function is the model's code (its decorator's wrapper), " \
                    "which did not call it"
