@@ -1067,23 +1067,24 @@ class ShadowFinder:
     """sys.meta_path entry: a trusted test that imports a name both installed and written in the
     workspace gets an ImportError, not a guess (the installed library would test nothing the
     model wrote; the workspace's would let the model answer for a library the test trusts); so
-    does one that imports a test library the workspace has, or a module of the workspace the task
-    never names. Imports by installed libraries themselves get the installed one."""
+    does one that imports a test library the workspace has. Imports by installed libraries
+    themselves get the installed one. A module of the workspace the task never names is no one's
+    (pytest.importorskip would get it, and an installed library's optional import)."""
 
     @staticmethod
     def find_spec(fullname, path=None, target=None):
-        if fullname.partition(".")[0] not in SHADOWED and fullname.partition(".")[0] not in UNNAMED:
+        top = fullname.partition(".")[0]
+        if top in UNNAMED:  # whoever imports it (pytest.importorskip, an installed library's optional import)
+            raise ModuleNotFoundError(f"the tests import {top!r}, which the sandbox interpreter lacks and the task "
+                                      f"never names (its prompt, its starting files): the workspace's {top!r} is not "
+                                      f"what the task asked for; install {top} in the sandbox interpreter, or name "
+                                      f"it in the task", name=fullname)
+        if top not in SHADOWED:
             return None
         frame = sys._getframe(1)
         while frame is not None and frame.f_code.co_filename.startswith(("<frozen importlib", IMPORTLIB)):
             frame = frame.f_back
         if frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(TESTS_DIR + os.sep):
-            top = fullname.partition(".")[0]
-            if top in UNNAMED:
-                raise ImportError(f"the tests import {top!r}, which the sandbox interpreter lacks and the task never "
-                                  f"names (its prompt, its starting files): the workspace's {top!r} is not what the "
-                                  f"task asked for; install {top} in the sandbox interpreter, or name it in the "
-                                  f"task", name=fullname)
             if _test_library(top) and importlib.machinery.PathFinder.find_spec(top, sys.path) is None:
                 raise ImportError(f"the tests import the test library {top!r}, which the sandbox interpreter lacks; "
                                   f"the workspace's {top!r} is the model's code and never runs the tests: install "
@@ -1341,6 +1342,7 @@ def pytest_collection_finish(session):
         if reporter is not None:
             reporter.write_line(f"ERROR {why} (a decorator of the model's code?): counted as an error")
     RECORD.collected = len(session.items)
+    rpc._policy.IMPORTING = False
     rpc.TEST_CLASSES.update(item.cls for item in session.items if getattr(item, "cls", None) is not None)
 
 
@@ -1405,10 +1407,52 @@ def pytest_runtest_setup(item):
     WORKER.revive()
 
 
+def _models_wrapper(obj):
+    """The model's code's wrapper a test function is (its decorator's), also under a wrapper of
+    the tests' own (`@mock.patch` above it, through `__wrapped__`); None if it is not one."""
+    for _ in range(64):
+        obj = obj.__func__ if type(obj) is types.MethodType else obj
+        if isinstance(obj, rpc.Remote):
+            return obj
+        if type(obj) is not types.FunctionType:
+            return None
+        obj = obj.__dict__.get("__wrapped__")
+    return None
+
+
 def _made_by_the_model(obj) -> bool:
     """A test function the model's code returned (the wrapper of its decorator): whether and how
     the test's own body runs is then the model's code's to decide."""
-    return isinstance(obj.__func__ if type(obj) is types.MethodType else obj, rpc.Remote)
+    return _models_wrapper(obj) is not None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A fixture whose function is the model's code (its decorator under `@pytest.fixture`) is not
+    judged: its wrapper would make the value the tests check against."""
+    if _made_by_the_model(getattr(fixturedef, "func", None)):
+        pytest.fail(f"the fixture {fixturedef.argname!r} is the model's code (a decorator of the model's under "
+                    f"@pytest.fixture): it would make the values the tests check against; not judged", pytrace=False)
+    return None
+
+
+def _vanished(session) -> list[str]:
+    """The tests' functions the model's code got while the tests were imported and neither called
+    nor handed back as that call's result (a decorator whose wrapper never runs the test, returns
+    None or another test): each is an error, unless pytest skipped the test it is."""
+    skipped = set()
+    for item in session.items:
+        if RECORD.outcomes.get(item.nodeid) == "skipped":
+            cls = getattr(item, "cls", None)
+            skipped.add((os.path.realpath(str(item.path)), (f"{cls.__qualname__}." if cls else "") + item.originalname))
+    wrong = []
+    for function in rpc._policy.HANDED_AT_IMPORT.values():
+        code = function.__code__
+        where = (os.path.realpath(code.co_filename), code.co_qualname)
+        if where not in skipped:
+            wrong.append(f"{os.path.relpath(where[0], str(session.config.rootpath))}::{code.co_qualname}: handed to "
+                         f"the model's code while the tests were imported (a decorator of the model's?), never run")
+    return wrong
 
 
 
@@ -1440,12 +1484,16 @@ class TestBody:
         self.item = item
         qualname = (f"{item.cls.__qualname__}." if getattr(item, "cls", None) else "") + item.originalname
         self.where = (os.path.realpath(str(item.path)), qualname)
+        # the function the wrapper was made from while the tests loaded; else the one of its name here
+        self.own = rpc._policy.made_from(_models_wrapper(getattr(item, "obj", None)))
         info, funcargs = getattr(item, "_fixtureinfo", None), getattr(item, "funcargs", {})
         self.values = {name: funcargs[name] for name in (info.argnames if info is not None else ()) if name in funcargs}
         self.tokens = {name: Argument(name) for name in self.values}
         self.calls: list = []
 
     def is_the_tests_own(self, target) -> bool:
+        if self.own is not None:
+            return target is self.own
         code = target.__code__ if type(target) is types.FunctionType else None
         return code is not None and (os.path.realpath(code.co_filename), code.co_qualname) == self.where
 
@@ -1543,6 +1591,11 @@ def pytest_sessionfinish(session, exitstatus):
     global _TESTS_RUNNING
     _TESTS_RUNNING = False
     WORKER.stop()
+    vanished = _vanished(session)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for why in vanished if reporter is not None else ():
+        reporter.write_line(f"ERROR {why}: counted as an error")
+    RECORD.collection_errors += vanished
     RECORD.write(exitstatus)
 
 

@@ -578,6 +578,8 @@ class Connection:
             target, name, call_args, kwargs = args
             self._check_target(target)
             self._check_name(target, name, write=False)
+            if guarded and name == "__call__":
+                _policy.ran(target)
             if type(call_args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
                 raise TypeError("malformed call")
             return getattr(target, name)(*call_args, **kwargs)
@@ -586,6 +588,8 @@ class Connection:
             self._check_target(target, "call")
             if type(call_args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
                 raise TypeError("malformed call")
+            if guarded:
+                _policy.ran(target)
             body = _policy.TEST_BODY if guarded else None
             if body is not None and body.is_the_tests_own(target):
                 return body.call(target, call_args, kwargs)
@@ -760,6 +764,7 @@ class Connection:
         """By reference: a handle, the same for the same object (found by id, kept alive)."""
         if self.guarded:
             _policy._check_exportable(obj)
+            _policy.handed_at_import(self, obj)
         with self._tables:
             handle = self._handle_of.get(id(obj))
             if handle is None or self._objects.get(handle) is not obj:
@@ -1426,7 +1431,10 @@ class _Special:
 
     def __call__(self, /, *args, **kwargs):
         __tracebackhide__ = True
-        return _ask(self, "call", self, args, kwargs)
+        result = _ask(self, "call", self, args, kwargs)
+        if _policy.IMPORTING and object.__getattribute__(self, "_rpc_conn").guarded:
+            _policy.decorated(object.__getattribute__(self, "_rpc_conn"), result, args, kwargs)
+        return result
 
     def __index__(self):
         return _typed(_ask(self, "op", "index", self), (int,), "index()")

@@ -138,6 +138,51 @@ TEST_BODY = None
 # (judge) The tests' functions and classes the model's code handed back (a decorator's result): the
 # judge checks that what it collects under a test's name is that test's own (judge_plugin).
 HANDED_BACK: "weakref.WeakSet" = weakref.WeakSet()
+# (judge) The tests' functions handed to the model's code while the tests are imported (a decorator
+# of the model's on a test, a fixture, a factory's inner test), by id; each leaves when the model's
+# code calls it or hands it back as that call's result. One still here at the session's end was
+# made to vanish (judge_plugin: an error). IMPORTING ends when pytest has collected.
+HANDED_AT_IMPORT: dict = {}
+IMPORTING = True
+
+
+def handed_at_import(conn, obj) -> None:
+    """(judge) Remember a test's function (not a lambda) the model's code gets while the tests load."""
+    if IMPORTING and type(obj) is types.FunctionType and obj.__code__.co_name != "<lambda>" \
+            and _defined_here(conn, obj):
+        HANDED_AT_IMPORT[id(obj)] = obj
+
+
+def ran(target) -> None:
+    """(judge) The model's code called one of the tests' functions (or a bound method of it)."""
+    target = getattr(target, "__func__", target) if type(target) is types.MethodType else target
+    if type(target).__name__ == "method-wrapper":  # f.__call__
+        target = target.__self__
+    if HANDED_AT_IMPORT.get(id(target)) is target:
+        del HANDED_AT_IMPORT[id(target)]
+
+
+# (judge) What a call of the model's code made, while the tests load, from the one test function
+# it was handed (a decorator's wrapper): id(wrapper) -> (wrapper, the test's function). TestBody
+# takes that function for the test's own body (a factory's inner `def test` too).
+MADE_FROM: dict = {}
+
+
+def decorated(conn, result, args: tuple, kwargs: dict) -> None:
+    """(judge) A call of the model's code while the tests load: one that returns the test function
+    it was handed (a decorator that returns the test itself) hands it back to pytest, which runs it
+    as the tests' own; a wrapper it returns for one stands for that one."""
+    given = [a for a in (*args, *kwargs.values()) if type(a) is types.FunctionType and _defined_here(conn, a)]
+    if any(result is a for a in given):
+        HANDED_AT_IMPORT.pop(id(result), None)
+    elif len(given) == 1 and type(result) is not types.FunctionType:
+        MADE_FROM[id(result)] = (result, given[0])
+
+
+def made_from(wrapper):
+    """(judge) The test function the model's code made this wrapper from (None: not known)."""
+    entry = MADE_FROM.get(id(wrapper))
+    return entry[1] if entry is not None and entry[0] is wrapper else None
 
 
 def acting_for_the_model() -> bool:
