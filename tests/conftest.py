@@ -36,6 +36,10 @@ COLD_LAYERS = [layer for layer in LAYERS if "warm" not in layer]
 # The least and the most confinement: where the layer does not decide the outcome (counting, the
 # example tasks, what a feature gives) but a layer could still break it.
 END_LAYERS = sorted({LAYERS[0], LAYERS[-1]}, key=LAYERS.index)
+# A rule of the judge on Python's own terms (what crosses, what a decorator may return): the
+# layer cannot change it, so it runs on one, the strongest this machine has (a Linux user's
+# default). Attacks through the system (processes, /proc, files, links) run on END_LAYERS.
+RULE_LAYERS = [COLD_LAYERS[-1]]
 
 
 def on_layers(layers):
@@ -66,6 +70,12 @@ def limited(sandbox: Sandbox, **limits):
         yield sandbox
     finally:
         sandbox.cfg = saved
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: two workers per core. Most tests wait on what they start (a sandboxed pytest, a
+    judged run, a server): with one worker per core the cores idled a fifth of the time."""
+    return 2 * (os.cpu_count() or 1)
 
 
 # -- `alone`: tests that run with no other test beside them, across xdist workers ---------------------

@@ -6,7 +6,11 @@ import textwrap
 
 import tasks
 import verdict
+from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import _write, judged, sandbox, refused  # noqa: F401 - sandbox is a fixture
+
+# Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
+pytestmark = on_layers(RULE_LAYERS)
 
 
 def judged_named(sandbox, scratch, files, tests, prompt):

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 
 from test_redteam_round12 import judged_named  # noqa: F401
+from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, refused, sandbox  # noqa: F401 - sandbox is a fixture
+
+# Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
+pytestmark = on_layers(RULE_LAYERS)
 
 
 # ---------------------------------------------------------------------------------------------

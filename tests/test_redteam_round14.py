@@ -3,7 +3,11 @@ false "solved", or the hidden tests reach the model's code)."""
 from __future__ import annotations
 
 from test_redteam_round13 import VANISHING_METHODS
+from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, refused, sandbox  # noqa: F401 - sandbox is a fixture
+
+# Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
+pytestmark = on_layers(RULE_LAYERS)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from test_redteam_round7 import HONEST_FAILURE
 from test_redteam_round8 import FORGE
+from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, sandbox, refused  # noqa: F401 - sandbox is a fixture
+
+# Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
+pytestmark = on_layers(RULE_LAYERS)
 
 
 # ---------------------------------------------------------------------------------------------

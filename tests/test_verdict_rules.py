@@ -4,16 +4,18 @@ in the judge, the model's code in the confined worker, real pytest in the sandbo
 Hostile cases first show that the attack fools a plain in-process pytest run, then that the
 judge gives no pass. Honest cases show that an ordinary suite (decorators, callbacks, exceptions
 both ways, one broken module) passes judged as it passes plain. The rules live in the judge, not
-in the isolation layer, so each runs on the weakest and the strongest layer this machine has."""
+in the isolation layer: those on Python's own terms run on one layer (conftest.RULE_LAYERS), those
+that touch the system (processes, files, links, hangs) on the weakest and the strongest layer."""
 from __future__ import annotations
 
+import json
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import LAYERS, layer_sandbox
+from conftest import LAYERS, RULE_LAYERS, layer_sandbox, on_layers
 import tasks
 import verdict
 
@@ -32,11 +34,18 @@ def _write(folder: Path, files: dict[str, str]) -> None:
         path.write_text(textwrap.dedent(content))
 
 
+_PLAIN: dict = {}
+
+
 def plain(sandbox, scratch: Path, files: dict, tests: dict):
-    """The same files and tests in one ordinary in-process pytest run in the sandbox."""
-    folder = scratch / "plain"
-    _write(folder, {**files, **tests})
-    return sandbox.run_pytest(folder, scratch / "plain-scratch")
+    """The same files and tests in one ordinary in-process pytest run in the sandbox (once per
+    session: what a plain run makes of them is the same on every layer)."""
+    key = json.dumps([files, tests], sort_keys=True)
+    if key not in _PLAIN:
+        folder = scratch / "plain"
+        _write(folder, {**files, **tests})
+        _PLAIN[key] = sandbox.run_pytest(folder, scratch / "plain-scratch")
+    return _PLAIN[key]
 
 
 def judged(sandbox, scratch: Path, files: dict, tests: dict) -> dict:
@@ -113,6 +122,7 @@ WRONG_STATS = {"stats.py": """
 """}
 
 
+@on_layers(RULE_LAYERS)
 def test_a_star_import_never_replaces_a_builtin(sandbox, scratch):
     tests = {"test_stats.py": """
         from stats import *
@@ -130,6 +140,7 @@ def test_a_star_import_never_replaces_a_builtin(sandbox, scratch):
     assert result["passed"] == 0, result["output"]
 
 
+@on_layers(RULE_LAYERS)
 def test_a_star_import_never_replaces_a_name_the_test_bound(sandbox, scratch):
     tests = {"test_stats.py": """
         from pytest import approx
@@ -140,6 +151,7 @@ def test_a_star_import_never_replaces_a_name_the_test_bound(sandbox, scratch):
     attack(sandbox, scratch, WRONG_STATS, tests, failed=1)
 
 
+@on_layers(RULE_LAYERS)
 def test_operators_never_hand_a_test_value_to_the_model(sandbox, scratch):
     files = {"stats.py": """
         class Agreeable:
@@ -179,6 +191,7 @@ def test_operators_never_hand_a_test_value_to_the_model(sandbox, scratch):
     assert "through an operator" in result["output"], result["output"]
 
 
+@on_layers(RULE_LAYERS)
 def test_operators_between_model_objects_are_the_models(sandbox, scratch):
     files = {"money.py": """
         class Money:
@@ -236,6 +249,7 @@ def test_one_module_that_cannot_be_imported_costs_its_tests_only(sandbox, scratc
     assert not result["ok"] and result["passed"] == 5 and result["errors"] >= 1, result
 
 
+@on_layers(RULE_LAYERS)
 def test_parametrized_items_are_counted(sandbox, scratch):
     """Every collected item must be reported: the count is the judge's own, not test functions."""
     files = {"calc.py": "def double(x):\n    return 2 * x\n"}
@@ -299,6 +313,7 @@ def test_a_dead_worker_costs_one_test(sandbox, scratch):
 # ---------------------------------------------------------------------------------------------
 # An ordinary suite passes judged
 
+@on_layers(RULE_LAYERS)
 def test_decorators_read_and_set_attributes_of_the_tests_functions(sandbox, scratch):
     files = {"deco.py": """
         import functools
@@ -334,6 +349,7 @@ def test_decorators_read_and_set_attributes_of_the_tests_functions(sandbox, scra
     honest(sandbox, scratch, files, tests, passed=3)
 
 
+@on_layers(RULE_LAYERS)
 def test_the_models_code_cannot_rewrite_a_tests_function(sandbox, scratch):
     """Reading a function's name is allowed; replacing its code or reaching its globals is not."""
     files = {"evil.py": """
@@ -363,6 +379,7 @@ def test_the_models_code_cannot_rewrite_a_tests_function(sandbox, scratch):
     assert result["passed"] == 0 and result["failed"] == 3, result["output"]
 
 
+@on_layers(RULE_LAYERS)
 def test_a_tests_own_exception_class_crosses_both_ways(sandbox, scratch):
     files = {"runner.py": "def call(fn):\n    return fn()\n"}
     tests = {"test_runner.py": """
@@ -381,6 +398,7 @@ def test_a_tests_own_exception_class_crosses_both_ways(sandbox, scratch):
     honest(sandbox, scratch, files, tests, passed=2)
 
 
+@on_layers(RULE_LAYERS)
 def test_standard_library_exceptions_keep_their_class(sandbox, scratch):
     files = {"config.py": """
         import json
@@ -400,6 +418,7 @@ def test_standard_library_exceptions_keep_their_class(sandbox, scratch):
     honest(sandbox, scratch, files, tests, passed=2)
 
 
+@on_layers(RULE_LAYERS)
 def test_builtins_and_stdlib_functions_are_arguments(sandbox, scratch):
     files = {"fold.py": """
         import functools
@@ -419,6 +438,7 @@ def test_builtins_and_stdlib_functions_are_arguments(sandbox, scratch):
     honest(sandbox, scratch, files, tests)
 
 
+@on_layers(RULE_LAYERS)
 def test_importing_a_submodule_keeps_the_packages_attributes(sandbox, scratch):
     """As python-slugify: the package star-imports a submodule of the same name as its function."""
     files = {"slug/__init__.py": "from .slug import *\n",
@@ -492,6 +512,7 @@ CACHE = {"cache.py": """
 """}
 
 
+@on_layers(RULE_LAYERS)
 def test_a_test_subclasses_a_class_of_the_models_code(sandbox, scratch):
     """As cachetools' suite does (class TTLTestCache(TTLCache)): the test's overrides are called
     by the model's code, super() reaches the model's methods, the model's code makes instances
@@ -538,6 +559,7 @@ def test_a_test_subclasses_a_class_of_the_models_code(sandbox, scratch):
     honest(sandbox, scratch, CACHE, tests, passed=4)
 
 
+@on_layers(RULE_LAYERS)
 def test_a_subclass_of_the_models_class_decides_nothing_with_a_test_value(sandbox, scratch):
     files = {"num.py": """
         class Num:
@@ -557,6 +579,7 @@ def test_a_subclass_of_the_models_class_decides_nothing_with_a_test_value(sandbo
     attack(sandbox, scratch, files, tests, failed=1)
 
 
+@on_layers(RULE_LAYERS)
 def test_a_test_changes_shared_state_of_the_models_module(sandbox, scratch):
     """As inflection's suite does: inflection.UNCOUNTABLES.add("ors"), then the model's code sees it."""
     files = {"words.py": """
@@ -749,6 +772,7 @@ def test_code_made_from_templates_and_the_tests_own_conditions_runs(sandbox, scr
     assert "is not evaluated in the judge" in result["output"], result["output"]
 
 
+@on_layers(RULE_LAYERS)
 def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
     files = {"cli.py": """
         def main(name):
@@ -774,6 +798,7 @@ def test_a_tests_patch_of_a_builtin_reaches_the_models_code(sandbox, scratch):
     honest(sandbox, scratch, files, tests, passed=2)
 
 
+@on_layers(RULE_LAYERS)
 def test_the_models_code_cannot_replace_a_method_of_a_tests_object(sandbox, scratch):
     files = {"evil.py": """
         def visit(checker, mock):
@@ -930,6 +955,7 @@ def test_a_red_team_attack_on_the_new_surface_gets_no_pass(sandbox, scratch, nam
 #    judge with a Metafunc; its .config reaches the judge's pluginmanager, whose HookImpl.function
 #    the worker may set (public, not a method): every test body is replaced by the model's no-op.
 
+@on_layers(RULE_LAYERS)
 def test_star_import_of_pytest_generate_tests_takes_over_the_judges_hooks(sandbox, scratch):
     files = {"calc.py": """
         def add(a, b):
@@ -985,6 +1011,7 @@ def test_a_symlink_in_tmp_path_hands_the_hidden_tests_to_the_model(sandbox, scra
 #    __exit__ (it also receives the AssertionError, whose message holds the expected value), a
 #    callback the model calls, a model decorator on a test function.
 
+@on_layers(RULE_LAYERS)
 def test_a_model_context_manager_swallows_the_tests_assertion(sandbox, scratch):
     files = {"store.py": """
         class Store:
@@ -1007,6 +1034,7 @@ def test_a_model_context_manager_swallows_the_tests_assertion(sandbox, scratch):
     attack(sandbox, scratch, files, tests, failed=1)
 
 
+@on_layers(RULE_LAYERS)
 def test_a_model_swallows_the_assertion_of_a_tests_callback(sandbox, scratch):
     files = {"tree.py": """
         class Tree:
@@ -1029,6 +1057,7 @@ def test_a_model_swallows_the_assertion_of_a_tests_callback(sandbox, scratch):
     attack(sandbox, scratch, files, tests, failed=1)
 
 
+@on_layers(RULE_LAYERS)
 def test_a_model_decorator_on_a_test_function_swallows_its_failure(sandbox, scratch):
     files = {"retry.py": """
         import functools
@@ -1057,6 +1086,7 @@ def test_a_model_decorator_on_a_test_function_swallows_its_failure(sandbox, scra
 # 4. A bound method of a test's class hands over the whole test instance (__self__ is readable on
 #    the tests' own objects): the model's code reads self.expected and writes self.received.
 
+@on_layers(RULE_LAYERS)
 def test_a_bound_method_exposes_the_tests_instance(sandbox, scratch):
     files = {"bus.py": """
         class Bus:
@@ -1132,6 +1162,7 @@ def test_a_test_reads_its_own_files_and_links_it_made_and_its_failures_come_back
     honest(sandbox, scratch, files, tests, passed=3)
 
 
+@on_layers(RULE_LAYERS)
 def test_stop_iteration_from_a_model_call_never_ends_a_tests_loop(sandbox, scratch):
     files = {"double.py": """
         def double(x):
@@ -1194,6 +1225,7 @@ def test_logging_configured_from_the_models_settings_and_pickles_of_its_objects(
     honest(sandbox, scratch, files, tests, passed=2)
 
 
+@on_layers(RULE_LAYERS)
 def test_a_builtin_subclass_of_the_model_is_judged_on_its_value(sandbox, scratch):
     """Its own methods stay the model's (`.name`, `_repr_html_()`), but every special method is
     the base type's: ==, !=, <, in, hash, str, format, len, bool and + decide on the exact value."""
@@ -1244,6 +1276,7 @@ def test_a_builtin_subclass_of_the_model_is_judged_on_its_value(sandbox, scratch
     assert (result["passed"], result["failed"]) == (1, 9), result["output"]
 
 
+@on_layers(RULE_LAYERS)
 def test_the_models_code_uses_a_tests_mocks_as_the_real_thing(sandbox, scratch):
     """A test double handed to the model's code: it calls it, its children, its magic methods
     (`with conn:`, `len`), reads what the test configured; the test's assertions see the calls."""
@@ -1276,6 +1309,7 @@ def test_the_models_code_uses_a_tests_mocks_as_the_real_thing(sandbox, scratch):
     honest(sandbox, scratch, files, tests, passed=2)
 
 
+@on_layers(RULE_LAYERS)
 def test_a_decorator_of_the_models_code_on_the_tests_runs_them_as_they_are(sandbox, scratch):
     """A decorator of the model's code that calls the test's function as pytest calls it: with
     fixtures, parameters (marked above or below it), on a test class's method, retrying a
@@ -1323,6 +1357,7 @@ def test_a_decorator_of_the_models_code_on_the_tests_runs_them_as_they_are(sandb
     honest(sandbox, scratch, files, tests, passed=5)
 
 
+@on_layers(RULE_LAYERS)
 def test_a_module_the_task_never_names_is_not_the_workspaces_for_the_tests(sandbox, scratch):
     """The tests import an assertion library the sandbox interpreter lacks (`checks`, on no list);
     the model wrote one that lets everything through. Judged with the modules the task names
@@ -1346,6 +1381,7 @@ def test_a_module_the_task_never_names_is_not_the_workspaces_for_the_tests(sandb
     assert "the tests import 'checks', which the sandbox interpreter lacks and the task never names" in output
 
 
+@on_layers(RULE_LAYERS)
 def test_what_the_tests_define_is_what_runs(sandbox, scratch):
     """Tests in `if`/`try` blocks, a test left out by a false guard, a unittest class of any name,
     `usefixtures`, fixtures named test_*, a helper class with __init__, `__test__ = False`, and a
