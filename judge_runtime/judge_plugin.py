@@ -1037,7 +1037,8 @@ class WorkspaceLoader:
             where = connection.request("getattr", module, "__file__")
         except AttributeError:  # a namespace package
             where = None
-        if type(where) is str:  # Path(module.__file__).parent / "data": the worker's copy, readable here
+        if type(where) is str and os.path.realpath(where).startswith(os.path.realpath(SPEC["workspace"]) + os.sep):
+            # Path(module.__file__).parent / "data": the worker's copy, readable here (never a file of the judge's)
             types.ModuleType.__setattr__(module, "__file__", where)
         spec.submodule_search_locations = [] if module._rpc_package else None
         return module
@@ -1231,6 +1232,8 @@ def _tests_folder_file(cls) -> "str | None":
 def _module_of(path: str):
     """The module imported from this file (pytest names test modules its own way)."""
     for module in list(sys.modules.values()):
+        if type(module) is not types.ModuleType:  # a proxy of the model's module may claim any file
+            continue
         file = getattr(module, "__file__", None)
         if isinstance(file, str) and os.path.realpath(file) == path:
             return module
@@ -1300,8 +1303,8 @@ def _tests_not_theirs(session) -> list[str]:
     wrong = []
     for item in session.items:
         function = getattr(item, "function", None)
-        if function in rpc._policy.HANDED_BACK and _runs(item)[1] != (
-                (f"{item.cls.__qualname__}." if getattr(item, "cls", None) else "") + item.originalname):
+        if function in rpc._policy.HANDED_BACK and _runs(item) != (os.path.realpath(str(item.path)), (
+                f"{item.cls.__qualname__}." if getattr(item, "cls", None) else "") + item.originalname):
             wrong.append(f"{item.nodeid}: runs {_runs(item)[1]}, which the model's code handed back for it")
     errors = set(RECORD.collection_errors)
     modules = {item.nodeid.split("::")[0] for item in session.items} | {

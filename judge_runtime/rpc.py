@@ -558,6 +558,9 @@ class Connection:
             self._check_target(target)
             if guarded and name == "__code__" and type(target) is types.FunctionType and _policy._defined_here(self, target):
                 return _code_facts(target.__code__)  # the signature's facts, never the test's constants
+            if guarded and name in ("__defaults__", "__kwdefaults__") and type(target) is types.FunctionType \
+                    and _policy._defined_here(self, target):
+                return _policy.hidden_defaults(getattr(target, name))  # tokens: a loop's test keeps its case there
             self._check_name(target, name, write=False)
             if guarded and name == "__dict__":  # a copy, without the tests' marks
                 return {k: v for k, v in dict(getattr(target, name)).items() if k not in _policy._TEST_SECRETS}
@@ -578,8 +581,10 @@ class Connection:
             target, name, call_args, kwargs = args
             self._check_target(target)
             self._check_name(target, name, write=False)
-            if guarded and name == "__call__":
+            if guarded and name == "__call__" and _policy.HANDED_AT_IMPORT:
+                result = getattr(target, name)(*call_args, **kwargs)
                 _policy.ran(target)
+                return result
             if type(call_args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
                 raise TypeError("malformed call")
             return getattr(target, name)(*call_args, **kwargs)
@@ -588,12 +593,14 @@ class Connection:
             self._check_target(target, "call")
             if type(call_args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
                 raise TypeError("malformed call")
-            if guarded:
-                _policy.ran(target)
             body = _policy.TEST_BODY if guarded else None
             if body is not None and body.is_the_tests_own(target):
-                return body.call(target, call_args, kwargs)
-            return target(*call_args, **kwargs)
+                result = body.call(target, call_args, kwargs)
+            else:
+                result = target(*call_args, **kwargs)
+            if guarded and _policy.HANDED_AT_IMPORT:
+                _policy.ran(target)
+            return result
         if op == "op":
             if not args or type(args[0]) is not str:
                 raise TypeError("malformed operation")

@@ -46,6 +46,28 @@ _READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__module_
                                "__aexit__", "__len__", "__iter__", "__next__", "__contains__", "__getitem__"})
 _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "__kwdefaults__", "__slots__",
                                    "__call__", "__self__", "__func__", "__bases__"})
+# What the model's code may read of a test class itself (a class decorator's argument): its name.
+_TEST_CLASS_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+
+
+class Default:
+    """What the model's code gets for a default value of the tests' function (`__defaults__`,
+    inspect.signature): a token. A test made in a loop keeps its case there (`def test(x=_x,
+    expected=_expected)`)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<a default value of the tests' function>"
+
+
+def hidden_defaults(defaults):
+    """(judge) A function's __defaults__ / __kwdefaults__ as the model's code sees them."""
+    if type(defaults) is tuple:
+        return tuple(Default() for _ in defaults)
+    if type(defaults) is dict:
+        return {name: Default() for name in defaults}
+    return None
 _WRITABLE_DUNDERS = frozenset({"__doc__", "__wrapped__", "__name__", "__qualname__"})
 _TEST_SECRETS = frozenset({"pytestmark"})  # pytest keeps a test's parametrize values there
 # What pytest and unittest read on a test's function or class to decide whether and how it runs.
@@ -154,7 +176,10 @@ def handed_at_import(conn, obj) -> None:
 
 
 def ran(target) -> None:
-    """(judge) The model's code called one of the tests' functions (or a bound method of it)."""
+    """(judge) The model's code called one of the tests' functions (or a bound method of it) while
+    a test runs, and the call returned (a call while the tests load, or one that failed, ran no test)."""
+    if IMPORTING:
+        return
     target = getattr(target, "__func__", target) if type(target) is types.MethodType else target
     if type(target).__name__ == "method-wrapper":  # f.__call__
         target = target.__self__
@@ -176,7 +201,11 @@ def decorated(conn, result, args: tuple, kwargs: dict) -> None:
     if any(result is a for a in given):
         HANDED_AT_IMPORT.pop(id(result), None)
     elif len(given) == 1 and type(result) is not types.FunctionType:
-        MADE_FROM[id(result)] = (result, given[0])
+        known = MADE_FROM.get(id(result))
+        if known is not None and known[0] is result and known[1] is not given[0]:
+            MADE_FROM[id(result)] = (result, None)  # one wrapper for several tests: stands for none of them
+        else:
+            MADE_FROM[id(result)] = (result, given[0])
 
 
 def made_from(wrapper):
@@ -235,12 +264,17 @@ def _pickle_for_the_model(conn, obj) -> bytes:
 
 
 def _test_case(conn, obj) -> bool:
-    t = type(obj)
-    if not _defined_here(conn, t):
+    """An instance of a test class."""
+    return _test_class(conn, type(obj))
+
+
+def _test_class(conn, cls) -> bool:
+    """A class of the tests pytest collects (or would, by its default name), a TestCase."""
+    if not _defined_here(conn, cls):
         return False
     unittest = sys.modules.get("unittest")
-    return t.__name__.startswith("Test") or t in TEST_CLASSES or \
-        (unittest is not None and isinstance(obj, unittest.TestCase))
+    return type.__getattribute__(cls, "__name__").startswith("Test") or cls in TEST_CLASSES or \
+        (unittest is not None and issubclass(cls, unittest.TestCase))
 
 
 def _check_name(conn, target, name: str, write: bool) -> None:
@@ -265,6 +299,9 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     if write and _method_on_type(target, name):
         raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
                               f"or delete it (the test would call the model's code thinking it calls its own)")
+    if not write and isinstance(target, type) and name not in _TEST_CLASS_NAMES and _test_class(conn, target):
+        raise AttributeError(f"{name!r}: a test class is the tests' own (its cases, its state): the model's code "
+                             f"may hold it, call it and read its name, nothing else")
     if not name.startswith("_"):
         return
     own = _defined_here(conn, target)

@@ -3,6 +3,8 @@ false "solved", or the hidden tests reach the model's code). Tests marked "held"
 the judge holds today (they pass)."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
@@ -83,6 +85,7 @@ def test_a_call_that_failed_counts_as_running_a_factory_test(sandbox, scratch):
 #    test passes, "solved". (`timed = str`, `bool`, `type` or `ValueError` do the same.) Suite:
 #    as 1.
 
+@pytest.mark.xfail(strict=True, reason="open (README, Known limits): a builtin type the model's module names (timed = property) runs in the judge as the judge's own; a test made by a factory under it is never handed to the model's code, and its source binds it by assignment")
 def test_a_builtin_type_as_the_decorator_makes_factory_tests_vanish(sandbox, scratch):
     files = {"mylib.py": """
         timed = property      # crosses as the judge's own `property`: the test is never handed over
@@ -338,6 +341,7 @@ def test_a_test_class_handed_to_a_class_decorator_shows_its_table_of_cases(sandb
 #    caching decorator on the suite's own slow reference implementation (what a memoize task's
 #    tests would do).
 
+@pytest.mark.xfail(strict=True, reason="a limit (README, Judged runs): a helper of the tests under the model's decorator is the model's function; its result is the model's answer (a result-changing decorator is what such tests test)")
 def test_a_decorated_helper_makes_the_expected_values(sandbox, scratch):
     files = {"mylib.py": """
         import functools
@@ -374,6 +378,7 @@ def test_a_decorated_helper_makes_the_expected_values(sandbox, scratch):
 #    The test reads the expected file twice: "solved" with a converter that writes "wrong".
 #    Suite: the usual golden-file test (input and expected output side by side in data/).
 
+@pytest.mark.xfail(strict=True, reason="a limit (README, Known limits): a path the model's code returns is a path; a test that opens it reads whatever it names, the expected file next to the input too")
 def test_the_models_output_path_names_the_tests_expected_file(sandbox, scratch):
     files = {"mdconv.py": """
         from pathlib import Path
