@@ -237,10 +237,10 @@ def test_a_class_decorator_rewrites_the_test_methods(sandbox, scratch):
             def test_unknown_setting(self):
                 assert settings.get("COLOR") == "blue"
     """}
-    # held since: the model's code may not set, replace or delete attributes of the tests' classes (the
-    # module's import fails: one error)
+    # held since: the model's code may not set, replace or delete attributes of the tests' classes,
+    # and (round 17) reads nothing of a test class but its name (the module's import fails: one error)
     result = refused(sandbox, scratch, files, tests, failed=1)
-    assert "the tests' classes are theirs" in result["output"]
+    assert "the tests' classes are theirs" in result["output"] or "a test class is the tests' own" in result["output"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,10 +308,10 @@ def test_a_class_decorator_replaces_a_testcases_run(sandbox, scratch):
             def test_unknown_setting(self):
                 self.assertEqual(settings.get("COLOR"), "blue")
     """}
-    # held since: the model's code may not set, replace or delete attributes of the tests' classes (the
-    # module's import fails: one error)
+    # held since: the model's code may not set, replace or delete attributes of the tests' classes,
+    # and (round 17) reads nothing of a test class but its name (the module's import fails: one error)
     result = refused(sandbox, scratch, files, tests, failed=1)
-    assert "the tests' classes are theirs" in result["output"]
+    assert "the tests' classes are theirs" in result["output"] or "a test class is the tests' own" in result["output"]
 
 
 # ---------------------------------------------------------------------------------------------
