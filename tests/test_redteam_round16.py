@@ -253,30 +253,33 @@ SAME_NAME_SWAP = """
 """
 
 
+# Two test modules split by feature, each with a `TestBasics` class of the same methods.
+SAME_NAMED_CLASSES = {
+    "test_decode.py": """
+        import codec
+        class TestBasics:
+            @codec.timed
+            def test_ascii(self):
+                assert codec.decode(b"abc") == "abc"
+            @codec.timed
+            def test_empty(self):
+                assert codec.decode(b"") == ""
+    """,
+    "test_encode.py": """
+        import codec
+        class TestBasics:
+            @codec.timed
+            def test_ascii(self):
+                assert codec.encode("abc") == b"abc"
+            @codec.timed
+            def test_empty(self):
+                assert codec.encode("") == b""
+    """}
+
+
 def test_a_same_named_test_class_in_another_module_runs_the_first_ones_bodies(sandbox, scratch):
     files = {"codec.py": SAME_NAME_SWAP}
-    tests = {
-        "test_decode.py": """
-            import codec
-            class TestBasics:
-                @codec.timed
-                def test_ascii(self):
-                    assert codec.decode(b"abc") == "abc"
-                @codec.timed
-                def test_empty(self):
-                    assert codec.decode(b"") == ""
-        """,
-        "test_encode.py": """
-            import codec
-            class TestBasics:
-                @codec.timed
-                def test_ascii(self):
-                    assert codec.encode("abc") == b"abc"
-                @codec.timed
-                def test_empty(self):
-                    assert codec.encode("") == b""
-        """}
-    refused(sandbox, scratch, files, tests, failed=2)
+    refused(sandbox, scratch, files, SAME_NAMED_CLASSES, failed=2)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import RULE_LAYERS, on_layers
+from test_redteam_round16 import SAME_NAMED_CLASSES
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
 # Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
@@ -176,28 +177,7 @@ def test_a_same_named_test_class_in_another_module_runs_the_first_ones_bodies_ag
     def decode(data):
         return data.decode("utf-8")
     """}
-    tests = {
-        "test_decode.py": """
-            import codec
-            class TestBasics:
-                @codec.timed
-                def test_ascii(self):
-                    assert codec.decode(b"abc") == "abc"
-                @codec.timed
-                def test_empty(self):
-                    assert codec.decode(b"") == ""
-        """,
-        "test_encode.py": """
-            import codec
-            class TestBasics:
-                @codec.timed
-                def test_ascii(self):
-                    assert codec.encode("abc") == b"abc"
-                @codec.timed
-                def test_empty(self):
-                    assert codec.encode("") == b""
-        """}
-    refused(sandbox, scratch, files, tests, failed=2)
+    refused(sandbox, scratch, files, SAME_NAMED_CLASSES, failed=2)
 
 
 # ---------------------------------------------------------------------------------------------
