@@ -221,3 +221,42 @@ def test_a_bound_methods_closure_shows_the_tests_expected_values(sandbox, scratc
             assert seen == expected
     """}
     refused(sandbox, scratch, files, tests, failed=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Held attempts (these pass today).
+#
+# H1 (held). 5's bound method for `__globals__`: _check_name lets it through as for `__closure__`,
+#    but the test module's globals hold modules (pytest's assertion rewriting binds
+#    `@py_builtins` and `@pytest_ar` in every test module), and rpc_policy._check_exportable
+#    refuses to hand a module over: the whole read fails with a TypeError, the table stays the
+#    tests'.
+
+def test_held_a_bound_methods_globals_are_not_handed_over(sandbox, scratch):
+    files = {"mylib.py": """
+        _ANSWERS = {}
+        def solve(equation, on_step=None):
+            if on_step is not None:
+                try:
+                    _ANSWERS.update(on_step.__globals__["EXPECTED"])
+                except Exception:
+                    pass
+                on_step(equation)
+            return _ANSWERS.get(equation)
+    """}
+    tests = {"test_mylib.py": """
+        import mylib
+        EXPECTED = {"2x + 4 = 10": 3, "x + 5 = 1": -4}
+        class Recorder:
+            def __init__(self):
+                self.seen = []
+            def record(self, step):
+                self.seen.append(step)
+        def test_solve_reports_its_steps():
+            recorder = Recorder()
+            assert mylib.solve("2x + 4 = 10", on_step=recorder.record) == EXPECTED["2x + 4 = 10"]
+            assert recorder.seen
+        def test_solve_negative():
+            assert mylib.solve("x + 5 = 1") == EXPECTED["x + 5 = 1"]
+    """}
+    refused(sandbox, scratch, files, tests, failed=2)
