@@ -1173,6 +1173,11 @@ def pytest_collectreport(report):
         RECORD.outcomes[report.nodeid] = "skipped"
 
 
+def pytest_configure(config):
+    """A class pytest's python_classes name (`*Tests`) is a test class while the tests load, too."""
+    rpc._policy.TEST_CLASS_NAME = lambda name: _matches(config, "python_classes", name)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     """From here on the tests' folder is read-only and their source is not opened but to import

@@ -558,8 +558,8 @@ class Connection:
             self._check_target(target)
             if guarded and name == "__code__" and type(target) is types.FunctionType and _policy._defined_here(self, target):
                 return _code_facts(target.__code__)  # the signature's facts, never the test's constants
-            if guarded and name in ("__defaults__", "__kwdefaults__") and type(target) is types.FunctionType \
-                    and _policy._defined_here(self, target):
+            if guarded and name in ("__defaults__", "__kwdefaults__") and type(target) in (
+                    types.FunctionType, types.MethodType) and _policy._defined_here(self, target):
                 return _policy.hidden_defaults(getattr(target, name))  # tokens: a loop's test keeps its case there
             self._check_name(target, name, write=False)
             if guarded and name == "__dict__":  # a copy, without the tests' marks
@@ -615,6 +615,8 @@ class Connection:
                     self._check_target(x, "op")  # pickle.dumps of a test instance would read its state
             if guarded and name == "pickle":
                 return _policy._pickle_for_the_model(self, operands[0])
+            if guarded and name == "signature":
+                return _signature(operands[0], hide_defaults=True)
             return table[name](*operands)
         if op == "dir":
             (target,) = args
@@ -1152,13 +1154,15 @@ def _dec_yours(conn, data, memo):
     return obj
 
 
-def _signature(obj):
-    """(worker) inspect.signature of the model's callable, as plain values: [name, kind, default,
-    annotation] per parameter (a missing default or annotation is the string "empty")."""
+def _signature(obj, hide_defaults: bool = False):
+    """inspect.signature of a callable, as plain values: [name, kind, default, annotation] per
+    parameter (a missing default or annotation is the string "empty"). The judge's describes the
+    tests' defaults as tokens (a test made in a loop keeps its case there)."""
     import inspect
     sig = inspect.signature(obj)
     empty = inspect.Parameter.empty
-    return {"signature": [[p.name, int(p.kind), "empty" if p.default is empty else [p.default],
+    return {"signature": [[p.name, int(p.kind), "empty" if p.default is empty else
+                           [_policy.Default() if hide_defaults else p.default],
                            "empty" if p.annotation is empty else [p.annotation]] for p in sig.parameters.values()]}
 
 

@@ -46,6 +46,10 @@ _READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__module_
                                "__aexit__", "__len__", "__iter__", "__next__", "__contains__", "__getitem__"})
 _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "__kwdefaults__", "__slots__",
                                    "__call__", "__self__", "__func__", "__bases__"})
+# What the model's code may never read of a bound method (it forwards them from its function) or
+# of a functools.partial of the tests' function (a test `partial(check, case, expected)`).
+_FUNCTION_INSIDES = frozenset({"__closure__", "__globals__", "__builtins__", "__code__", "args", "keywords",
+                               "func", "__reduce__", "__setstate__"})
 # What the model's code may read of a test class itself (a class decorator's argument): its name.
 _TEST_CLASS_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 
@@ -170,8 +174,8 @@ IMPORTING = True
 
 def handed_at_import(conn, obj) -> None:
     """(judge) Remember a test's function (not a lambda) the model's code gets while the tests load."""
-    if IMPORTING and type(obj) is types.FunctionType and obj.__code__.co_name != "<lambda>" \
-            and _defined_here(conn, obj):
+    if IMPORTING and ((type(obj) is types.FunctionType and obj.__code__.co_name != "<lambda>"
+                       and _defined_here(conn, obj)) or _partial_of_theirs(conn, obj)):
         HANDED_AT_IMPORT[id(obj)] = obj
 
 
@@ -197,7 +201,8 @@ def decorated(conn, result, args: tuple, kwargs: dict) -> None:
     """(judge) A call of the model's code while the tests load: one that returns the test function
     it was handed (a decorator that returns the test itself) hands it back to pytest, which runs it
     as the tests' own; a wrapper it returns for one stands for that one."""
-    given = [a for a in (*args, *kwargs.values()) if type(a) is types.FunctionType and _defined_here(conn, a)]
+    given = [a for a in (*args, *kwargs.values())
+             if (type(a) is types.FunctionType and _defined_here(conn, a)) or _partial_of_theirs(conn, a)]
     if any(result is a for a in given):
         HANDED_AT_IMPORT.pop(id(result), None)
     elif len(given) == 1 and type(result) is not types.FunctionType:
@@ -263,6 +268,12 @@ def _pickle_for_the_model(conn, obj) -> bytes:
     return buffer.getvalue()
 
 
+def _partial_of_theirs(conn, obj) -> bool:
+    """A functools.partial of one of the tests' functions."""
+    import functools
+    return type(obj) is functools.partial and _defined_here(conn, obj.func)
+
+
 def _test_case(conn, obj) -> bool:
     """An instance of a test class."""
     return _test_class(conn, type(obj))
@@ -273,8 +284,14 @@ def _test_class(conn, cls) -> bool:
     if not _defined_here(conn, cls):
         return False
     unittest = sys.modules.get("unittest")
-    return type.__getattribute__(cls, "__name__").startswith("Test") or cls in TEST_CLASSES or \
+    name = type.__getattribute__(cls, "__name__")
+    return name.startswith("Test") or TEST_CLASS_NAME(name) or cls in TEST_CLASSES or \
         (unittest is not None and issubclass(cls, unittest.TestCase))
+
+
+def TEST_CLASS_NAME(name: str) -> bool:  # noqa: N802 - judge_plugin sets pytest's python_classes rule here
+    """(judge) Whether pytest's python_classes (prefixes or globs) name a test class so."""
+    return False
 
 
 def _check_name(conn, target, name: str, write: bool) -> None:
@@ -299,6 +316,9 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     if write and _method_on_type(target, name):
         raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
                               f"or delete it (the test would call the model's code thinking it calls its own)")
+    if not write and name in _FUNCTION_INSIDES and (type(target) is types.MethodType or _partial_of_theirs(conn, target)):
+        raise AttributeError(f"{name!r}: what a function of the tests holds (its closure, globals, defaults, a "
+                             f"partial's arguments) is the tests' own")
     if not write and isinstance(target, type) and name not in _TEST_CLASS_NAMES and _test_class(conn, target):
         raise AttributeError(f"{name!r}: a test class is the tests' own (its cases, its state): the model's code "
                              f"may hold it, call it and read its name, nothing else")
