@@ -279,7 +279,7 @@ def test_the_example_tasks_run_as_a_batch(clone):
 def test_a_two_task_batch_with_the_real_small_model_ends_with_a_summary(clone):
     pytest.importorskip("llama_cpp")
     (clone / "two.txt").write_text("example_tasks/fizzbuzz.txt\nexample_tasks/stats\n")
-    (clone / "agent.yaml").write_text(yaml.safe_dump({"max_tokens": 512, "max_steps": 2}))
+    (clone / "agent.yaml").write_text(yaml.safe_dump({"max_tokens": 512, "max_steps": 1}))
     proc = user(clone, "--batch", "two.txt", "--batch-id", "smol", timeout=900)  # no server: the bundled SmolLM2
     assert proc.returncode in (0, 1), proc.stdout + proc.stderr
     data = summary(clone, "smol")

@@ -52,7 +52,7 @@ def setup(scratch: Path, platform: str) -> tuple[Path, dict]:
     agent = interpreter(scratch / "agent-python", platform, sys.executable)
     sandbox_python = interpreter(scratch / "sandbox-python", platform, str(default_venv()))
     (scratch / "agent.yaml").write_text(yaml.safe_dump({"runs_dir": str(scratch / "runs"), "sandbox": {
-        "python": str(sandbox_python), "timeout": 5, "judge_timeout": 60}}))  # the looping test waits it out
+        "python": str(sandbox_python), "timeout": 3, "judge_timeout": 60}}))  # the looping test waits it out
     bin_dir = scratch / "bin"
     bin_dir.mkdir()
     if platform == "macos":

@@ -47,7 +47,7 @@ def check_every_reply_is_an_action(run, steps):
 
 def test_embedded_model_end_to_end(agent, smollm2):
     agent.settings.update(max_tokens=1024)
-    run = agent.run(agent.write_task("tiny.txt", TINY), "--backend", "embedded", "--max-steps", "4")
+    run = agent.run(agent.write_task("tiny.txt", TINY), "--backend", "embedded", "--max-steps", "2")
     assert run.code == 1 and run.result["status"] in ("step_limit", "stuck"), run.proc.stdout
     check_every_reply_is_an_action(run, run.result["steps"])
     assert run.result["backend"] == "embedded" and run.result["model"] == smollm2.name
@@ -58,7 +58,7 @@ def test_embedded_model_end_to_end(agent, smollm2):
 def test_openai_backend_against_a_real_llama_cpp_server(agent, llama_cpp_server, protocol):
     agent.settings.update(max_tokens=1024)
     run = agent.run(agent.write_task("tiny.txt", TINY), "--server", llama_cpp_server, "--protocol", protocol,
-                    "--max-steps", "3")
+                    "--max-steps", "2")
     assert run.code == 1, run.proc.stdout + run.proc.stderr
     check_every_reply_is_an_action(run, run.result["steps"])
     assert run.result["backend"] == "openai" and run.result["protocol"] == protocol
