@@ -1343,9 +1343,55 @@ def _tests_not_theirs(session) -> list[str]:
 _MISSING = object()
 
 
+# The tests' own functions that ran while the tests loaded (a test factory, a class body made in
+# one): what they define is made at import; a test among it must be collected (_made_and_lost).
+_RAN_AT_IMPORT: set = set()
+
+
+def _note_import_calls(frame, event, arg):
+    if event == "call" and frame.f_code.co_filename.startswith(TESTS_DIR + os.sep):
+        _RAN_AT_IMPORT.add(frame.f_code)
+
+
+def _item_codes(item) -> set:
+    """(file, qualified name) of each function an item's object is: the tests' own, through the
+    wrappers of their own (`__wrapped__`), and the one a wrapper of the model's was made from."""
+    found, obj = set(), getattr(item, "obj", None)
+    for _ in range(64):
+        obj = obj.__func__ if type(obj) is types.MethodType else obj
+        if isinstance(obj, rpc.Remote):
+            obj = rpc._policy.made_from(obj)
+        if type(obj) is not types.FunctionType:
+            break
+        found.add((os.path.realpath(obj.__code__.co_filename), obj.__code__.co_qualname))
+        obj = obj.__dict__.get("__wrapped__")
+    return found
+
+
+def _made_and_lost(session) -> list[str]:
+    """A test function that a function of the tests made while they loaded (`test_x =
+    make_test(...)`, a class made by a function) and that no collected item is: something between
+    (a decorator, also a builtin the model's module names as one: `timed = bool`) made it vanish."""
+    config, collected = session.config, set().union(*map(_item_codes, session.items))
+    wrong = set()
+    for ran in _RAN_AT_IMPORT:
+        if not ran.co_flags & inspect.CO_NEWLOCALS and "<locals>" not in ran.co_qualname:
+            continue  # a module's or a module-level class's body: _tests_not_theirs reads them from the source
+        for made in ran.co_consts:
+            if isinstance(made, types.CodeType) and _matches(config, "python_functions", made.co_name) and \
+                    (os.path.realpath(made.co_filename), made.co_qualname) not in collected:
+                wrong.add(f"{os.path.relpath(made.co_filename, str(config.rootpath))}::{made.co_qualname}: a test "
+                          f"made while the tests loaded, never collected")
+    return sorted(wrong)
+
+
+sys.setprofile(_note_import_calls)
+
+
 def pytest_collection_finish(session):
+    sys.setprofile(None)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    for why in _tests_not_theirs(session):
+    for why in _tests_not_theirs(session) + _made_and_lost(session):
         RECORD.collection_errors.append(why)
         if reporter is not None:
             reporter.write_line(f"ERROR {why} (a decorator of the model's code?): counted as an error")

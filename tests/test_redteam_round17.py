@@ -86,7 +86,6 @@ def test_a_call_that_failed_counts_as_running_a_factory_test(sandbox, scratch):
 #    test passes, "solved". (`timed = str`, `bool`, `type` or `ValueError` do the same.) Suite:
 #    as 1.
 
-@pytest.mark.xfail(strict=True, reason="open (README, Known limits): a builtin type the model's module names (timed = property) runs in the judge as the judge's own; a test made by a factory under it is never handed to the model's code, and its source binds it by assignment")
 def test_a_builtin_type_as_the_decorator_makes_factory_tests_vanish(sandbox, scratch):
     files = {"mylib.py": """
         timed = property      # crosses as the judge's own `property`: the test is never handed over
@@ -95,7 +94,9 @@ def test_a_builtin_type_as_the_decorator_makes_factory_tests_vanish(sandbox, scr
         def solve(equation):
             return None
     """}
-    refused(sandbox, scratch, files, {"test_mylib.py": FACTORY_TESTS}, failed=2)
+    # held since: the test functions a function of the tests made while they loaded must be collected
+    # (judge_plugin._made_and_lost: one error for the factory's `test`, however many it made)
+    refused(sandbox, scratch, files, {"test_mylib.py": FACTORY_TESTS}, failed=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,7 +322,7 @@ def test_a_test_class_handed_to_a_class_decorator_shows_its_table_of_cases(sandb
 #    caching decorator on the suite's own slow reference implementation (what a memoize task's
 #    tests would do).
 
-@pytest.mark.xfail(strict=True, reason="a limit (README, Judged runs): a helper of the tests under the model's decorator is the model's function; its result is the model's answer (a result-changing decorator is what such tests test)")
+@pytest.mark.xfail(strict=True, reason="a limit (README, Known limits): a helper of the tests under the model's decorator is the model's function; its result is the model's answer (a result-changing decorator is what such tests test)")
 def test_a_decorated_helper_makes_the_expected_values(sandbox, scratch):
     files = {"mylib.py": """
         import functools
