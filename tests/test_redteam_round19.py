@@ -120,3 +120,38 @@ def test_overtime_in_a_tests_callback_is_handed_to_the_models_code(sandbox, scra
     """}
     with limited(sandbox, timeout=15):  # the judge's time per test: 5 s
         refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. StopIteration from a plain call becomes the RuntimeError a test expects. rpc.Connection.
+#    _request turns a StopIteration that the model's code raises from a call that is no
+#    iterator step (rpc_policy._iteration_step) into `RuntimeError(...) from stop`, so that it
+#    cannot end a loop of the test's own early (README: "comes back as RuntimeError, as from a
+#    generator"). But a RuntimeError is also what many tests expect on purpose (a second
+#    start(), a closed resource): the model's `start()` raises StopIteration, which a plain run
+#    lets through `pytest.raises(RuntimeError)` (the test fails), and the judge hands the test
+#    the very RuntimeError it waits for. PEP 479 converts only inside a generator; a function
+#    that raises StopIteration raises StopIteration. Suite: a stopwatch's double start.
+
+def test_stopiteration_becomes_the_runtimeerror_the_test_expects(sandbox, scratch):
+    files = {"stopwatch.py": """
+        import time
+        class Stopwatch:
+            def __init__(self):
+                self.started = None
+            def start(self):
+                if self.started is not None:
+                    raise StopIteration("already running")
+                self.started = time.monotonic()
+    """}
+    tests = {"test_stopwatch.py": """
+        import pytest
+        from stopwatch import Stopwatch
+        def test_a_running_stopwatch_cannot_be_started_again():
+            watch = Stopwatch()
+            watch.start()
+            with pytest.raises(RuntimeError):
+                watch.start()
+    """}
+    assert not plain(sandbox, scratch, files, tests).ok
+    refused(sandbox, scratch, files, tests)
