@@ -123,34 +123,49 @@ def test_overtime_in_a_tests_callback_is_handed_to_the_models_code(sandbox, scra
 
 
 # ---------------------------------------------------------------------------------------------
-# 4. StopIteration from a plain call becomes the RuntimeError a test expects. rpc.Connection.
+# 4. The judge turns what the model's code raises into the error a test expects. rpc.Connection.
 #    _request turns a StopIteration that the model's code raises from a call that is no
 #    iterator step (rpc_policy._iteration_step) into `RuntimeError(...) from stop`, so that it
 #    cannot end a loop of the test's own early (README: "comes back as RuntimeError, as from a
-#    generator"). But a RuntimeError is also what many tests expect on purpose (a second
-#    start(), a closed resource): the model's `start()` raises StopIteration, which a plain run
-#    lets through `pytest.raises(RuntimeError)` (the test fails), and the judge hands the test
-#    the very RuntimeError it waits for. PEP 479 converts only inside a generator; a function
-#    that raises StopIteration raises StopIteration. Suite: a stopwatch's double start.
+#    generator"); _admissible turns the model's KeyboardInterrupt into a RuntimeError; and
+#    _mirror_class gives a model exception class based on KeyboardInterrupt a mirror based on
+#    Exception. But RuntimeError is also what many tests expect on purpose (a second start(), a
+#    closed resource), and `pytest.raises(Exception)` is the usual "rejects garbage" check. The
+#    model's `start()` raises StopIteration (or KeyboardInterrupt, or its own KeyboardInterrupt
+#    subclass), which a plain run lets through the test's check (it fails, or the session stops),
+#    and the judge hands the test the very error it waits for. PEP 479 converts only inside a
+#    generator; a function that raises StopIteration raises StopIteration.
+#    Suite: a stopwatch's double start.
 
-def test_stopiteration_becomes_the_runtimeerror_the_test_expects(sandbox, scratch):
-    files = {"stopwatch.py": """
+RAISED = {
+    "StopIteration": ("raise StopIteration('already running')", "RuntimeError"),
+    "KeyboardInterrupt": ("raise KeyboardInterrupt('already running')", "RuntimeError"),
+    "KeyboardInterrupt subclass": ("raise AlreadyRunning('already running')", "Exception"),
+}
+
+
+@pytest.mark.parametrize("raised", sorted(RAISED))
+def test_the_judge_turns_the_models_error_into_the_one_the_test_expects(sandbox, scratch, raised):
+    statement, expected = RAISED[raised]
+    files = {"stopwatch.py": f"""
         import time
+        class AlreadyRunning(KeyboardInterrupt):
+            pass
         class Stopwatch:
             def __init__(self):
                 self.started = None
             def start(self):
                 if self.started is not None:
-                    raise StopIteration("already running")
+                    {statement}
                 self.started = time.monotonic()
     """}
-    tests = {"test_stopwatch.py": """
+    tests = {"test_stopwatch.py": f"""
         import pytest
         from stopwatch import Stopwatch
         def test_a_running_stopwatch_cannot_be_started_again():
             watch = Stopwatch()
             watch.start()
-            with pytest.raises(RuntimeError):
+            with pytest.raises({expected}):
                 watch.start()
     """}
     assert not plain(sandbox, scratch, files, tests).ok
