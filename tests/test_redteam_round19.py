@@ -275,3 +275,45 @@ def test_a_refusal_in_a_tests_callback_is_swallowed_by_the_model(sandbox, scratc
         """}
     assert not plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. A defensive-copy test passes judged for the aliasing bug it is written to catch. A method's
+#    result crosses as a copy (only a list/dict/set read as an attribute is "live", _dec_mutable
+#    with "h"), and an argument crosses as a copy written back when the call returns
+#    (_write_back), never linked afterwards. So the two usual checks that a class does not share
+#    its state with its caller, "changing the list items() returned does not change the cart"
+#    and "changing the list I built the cart from does not change the cart", both pass for a
+#    Cart that returns and keeps the very list (`return self._items`, `self._items = items`):
+#    the test's later change reaches a copy the model's code never sees. A plain run fails both.
+#    README, Known limits, says values are copies (the model's later changes are unseen by the
+#    test); that the test's changes are unseen by the model, so an aliasing bug is judged
+#    correct, is not said, and the "live" attribute copies show the judge means to keep it.
+#    Suite: the textbook tests of a defensive copy.
+
+def test_a_defensive_copy_test_passes_for_the_aliasing_bug(sandbox, scratch):
+    files = {"cart.py": """
+        class Cart:
+            def __init__(self, items=None):
+                self._items = items if items is not None else []  # the caller's own list
+            def add(self, item):
+                self._items.append(item)
+            def items(self):
+                return self._items  # not a copy
+    """}
+    tests = {"test_cart.py": """
+        from cart import Cart
+        def test_changing_the_returned_items_leaves_the_cart_alone():
+            cart = Cart()
+            cart.add("apple")
+            items = cart.items()
+            items.append("pear")
+            assert cart.items() == ["apple"]
+        def test_changing_the_initial_list_leaves_the_cart_alone():
+            initial = ["apple"]
+            cart = Cart(initial)
+            initial.append("pear")
+            assert cart.items() == ["apple"]
+    """}
+    assert not plain(sandbox, scratch, files, tests).ok
+    refused(sandbox, scratch, files, tests, failed=2)
