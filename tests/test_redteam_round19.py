@@ -317,3 +317,47 @@ def test_a_defensive_copy_test_passes_for_the_aliasing_bug(sandbox, scratch):
     """}
     assert not plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests, failed=2)
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. The operator rule's own TypeError is the error a test expects. `model_obj + value` and
+#    `model_obj < value` with a value of the test are never forwarded: rpc._operand raises a
+#    plain TypeError (and a comparison returns NotImplemented both ways, so Python raises one).
+#    But "adding a plain number to Money is a TypeError" and "Money and a number have no order"
+#    are what value-object suites check, with `pytest.raises(TypeError)`: the judge's refusal
+#    satisfies them whatever the model's __add__ and __lt__ do. The model's Money adds and
+#    orders against bare numbers (the mixed-currency bug the tests are written against); a
+#    plain run fails both tests, the judged run passes both. README ("What the rule costs")
+#    counts only the suites this rule fails, not the ones it passes.
+#    Suite: the usual type-safety checks of a value object.
+
+def test_the_operator_rules_typeerror_is_the_one_the_test_expects(sandbox, scratch):
+    files = {"money.py": """
+        class Money:
+            def __init__(self, amount, currency):
+                self.amount, self.currency = amount, currency
+            def _value(self, other):
+                return other.amount if isinstance(other, Money) else other  # wrong: any number
+            def __add__(self, other):
+                return Money(self.amount + self._value(other), self.currency)
+            __radd__ = __add__
+            def __lt__(self, other):
+                return self.amount < self._value(other)
+            def __eq__(self, other):
+                return isinstance(other, Money) and (self.amount, self.currency) == (other.amount, other.currency)
+            __hash__ = None
+    """}
+    tests = {"test_money.py": """
+        import pytest
+        from money import Money
+        def test_money_adds_money():
+            assert (Money(5, "EUR") + Money(2, "EUR")).amount == 7
+        def test_adding_a_bare_number_is_a_type_error():
+            with pytest.raises(TypeError):
+                Money(5, "EUR") + 3
+        def test_money_has_no_order_against_a_bare_number():
+            with pytest.raises(TypeError):
+                Money(5, "EUR") < 3
+    """}
+    assert not plain(sandbox, scratch, files, tests).ok
+    refused(sandbox, scratch, files, tests, failed=2)
