@@ -322,12 +322,14 @@ def test_a_defensive_copy_test_passes_for_the_aliasing_bug(sandbox, scratch):
 # ---------------------------------------------------------------------------------------------
 # 7. The operator rule's own TypeError is the error a test expects. `model_obj + value` and
 #    `model_obj < value` with a value of the test are never forwarded: rpc._operand raises a
-#    plain TypeError (and a comparison returns NotImplemented both ways, so Python raises one).
+#    plain TypeError (and an ordering returns NotImplemented both ways, so Python raises one;
+#    `==`/`!=` fall back to identity).
 #    But "adding a plain number to Money is a TypeError" and "Money and a number have no order"
 #    are what value-object suites check, with `pytest.raises(TypeError)`: the judge's refusal
-#    satisfies them whatever the model's __add__ and __lt__ do. The model's Money adds and
-#    orders against bare numbers (the mixed-currency bug the tests are written against); a
-#    plain run fails both tests, the judged run passes both. README ("What the rule costs")
+#    satisfies them whatever the model's __add__ and __lt__ do, and identity answers "Money is
+#    not equal to 5" whatever its __eq__ says. The model's Money adds, orders and compares equal
+#    against bare numbers (the mixed-currency bug the tests are written against); a
+#    plain run fails those three tests, the judged run passes them. README ("What the rule costs")
 #    counts only the suites this rule fails, not the ones it passes.
 #    Suite: the usual type-safety checks of a value object.
 
@@ -344,7 +346,7 @@ def test_the_operator_rules_typeerror_is_the_one_the_test_expects(sandbox, scrat
             def __lt__(self, other):
                 return self.amount < self._value(other)
             def __eq__(self, other):
-                return isinstance(other, Money) and (self.amount, self.currency) == (other.amount, other.currency)
+                return self.amount == self._value(other)
             __hash__ = None
     """}
     tests = {"test_money.py": """
@@ -358,6 +360,8 @@ def test_the_operator_rules_typeerror_is_the_one_the_test_expects(sandbox, scrat
         def test_money_has_no_order_against_a_bare_number():
             with pytest.raises(TypeError):
                 Money(5, "EUR") < 3
+        def test_money_is_not_equal_to_a_bare_number():
+            assert Money(5, "EUR") != 5
     """}
     assert not plain(sandbox, scratch, files, tests).ok
-    refused(sandbox, scratch, files, tests, failed=2)
+    refused(sandbox, scratch, files, tests, failed=3)
