@@ -372,6 +372,9 @@ _TESTS_RUNNING = False  # from the session's start to its end (then the judge wr
 _OWN_FILES = {SPEC["log"]}  # the judge writes it itself while the tests run (a new worker's log)
 sys.addaudithook(_refuse_links_into_the_judge)
 sys.addaudithook(_refuse_for_the_model)
+# A refusal of these hooks while the judge acts for the model's code (a test's callback it calls)
+# counts as the test's failure, caught or not (rpc_policy.refused_for_the_model).
+rpc._policy.REFUSERS = frozenset({_refuse_links_into_the_judge.__code__, _refuse_for_the_model.__code__})
 REAL_OPEN, REAL_OS_OPEN = builtins.open, os.open
 
 
@@ -1409,6 +1412,7 @@ class Overtime(BaseException):
     `except Exception` or `pytest.raises(Exception)` must not take a hang for the expected error."""
 
 
+rpc._policy.NOT_FOR_THE_MODEL = (Overtime,)
 _OVERTIME = ("this test ran over %g s in the judge (waiting for something that did not come?); "
              "the other tests go on")
 
@@ -1447,6 +1451,15 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     kept = rpc.failures_kept_by_the_model()
     report = outcome.get_result()
+    error = call.excinfo.value if call.excinfo is not None else None
+    for _ in range(8):  # the model's traceback, for the reader (never a note that `match=` would search)
+        if error is None:
+            break
+        text = error.__dict__.get("_rpc_traceback") if hasattr(error, "__dict__") else None
+        if type(text) is str:
+            report.sections.append(("Traceback in the worker (the model's code)", text))
+            break
+        error = error.__cause__ or error.__context__
     if call.when == "call" and report.passed and item.stash.get(BODY_NOT_RUN, None):
         report.outcome = "failed"
         report.longrepr = item.stash[BODY_NOT_RUN]

@@ -334,7 +334,7 @@ class Connection:
         except (StopIteration, StopAsyncIteration) as stop:
             if not self.guarded or _policy._iteration_step(op, args):
                 raise
-            raise RuntimeError(f"the model's code raised {type(stop).__name__} from a call that is not a step of an "
+            raise FromTheModel(f"the model's code raised {type(stop).__name__} from a call that is not a step of an "
                                f"iterator (it would end the test's loop over its checks early)") from stop
 
     def _reply_in_turn(self, qid: int) -> dict:
@@ -437,7 +437,7 @@ class Connection:
             return exc
         t = type(exc)
         if t is KeyboardInterrupt:
-            return RuntimeError("the model's code raised KeyboardInterrupt")
+            return FromTheModel("the model's code raised KeyboardInterrupt")
         if _BUILTIN_EXCEPTIONS.get(t.__name__) is t or type(t) is _MirrorMeta or isinstance(exc, Exception):
             return exc
         return ProtocolError(f"the model's code raised an outcome exception of the tests ({t.__name__})")
@@ -509,7 +509,9 @@ class Connection:
         except RpcError:
             raise
         except BaseException as exc:  # the model's code may raise anything; a test's callback too
-            if self.guarded and _policy._is_test_failure(exc):
+            if self.guarded and isinstance(exc, _policy.NOT_FOR_THE_MODEL):
+                raise  # the test's time ran out in its callback: never the model's to catch
+            if self.guarded and (_policy._is_test_failure(exc) or _policy.refused_for_the_model(exc)):
                 _policy._keep_failure(exc)
             reply.pop("v", None)
             reply["e"] = self._enc_error(exc, memo)
@@ -927,7 +929,9 @@ class Connection:
             name, base_name = desc.get("n"), desc.get("b")
             _check(type(name) is str and type(base_name) is str, "exception class reference")
             base = _BUILTIN_EXCEPTIONS.get(base_name, Exception)
-            if base is KeyboardInterrupt or not _can_subclass(base):
+            if base is KeyboardInterrupt:  # (it would end the session) never an Exception a test expects
+                base = BaseException
+            elif not _can_subclass(base):
                 base = Exception
             namespace = {"__module__": "model_code", "__qualname__": name[:200], "_rpc_conn": self,
                          "_rpc_handle": handle, "_rpc_class": self._proxy(handle, {"k": "obj"}),
@@ -970,8 +974,8 @@ class Connection:
                 except (AttributeError, TypeError, ValueError):
                     pass
         text = data.get("tb")
-        if type(text) is str and text.strip() and hasattr(exc, "add_note"):
-            exc.add_note("Traceback in the worker (the model's code):\n" + text[-MAX_TRACEBACK:].rstrip())
+        if type(text) is str and text.strip():  # for the report (judge_plugin), never a note `match=` would read
+            exc.__dict__["_rpc_traceback"] = text[-MAX_TRACEBACK:].rstrip()
         return exc
 
     # --- small public helpers for the runtime ---------------------------------------------
@@ -1277,7 +1281,19 @@ def _model_side(conn, x) -> bool:
 
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "matmul": "@", "truediv": "/", "floordiv": "//", "mod": "%",
             "divmod": "divmod()", "lshift": "<<", "rshift": ">>", "and": "&", "xor": "^", "or": "|", "pow": "**",
-            "contains": "in"}
+            "contains": "in", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+class Refused(BaseException):
+    """The judge refused to hand a test's value to the model's code (an operator, `in`). Not a
+    TypeError: a test's `pytest.raises(TypeError)` must not take the judge's refusal for the
+    model's answer (`Money(5) + 3` raising as the test expects), nor any `except Exception`."""
+
+
+class FromTheModel(BaseException):
+    """What the model's code raised that cannot reach a test as itself: StopIteration from a call
+    that is not a step of an iterator (it would end the test's loop over its checks early), a
+    KeyboardInterrupt (it would end the session). Not an Exception: no test expects it."""
 
 
 def _operand(proxy, other, op: str) -> None:
@@ -1287,7 +1303,7 @@ def _operand(proxy, other, op: str) -> None:
     test's own code decides, so only the judge's proxies refuse."""
     conn = object.__getattribute__(proxy, "_rpc_conn")
     if conn.guarded and not _model_side(conn, other):
-        raise TypeError(f"the judge never hands a test's value to the model's code through an operator "
+        raise Refused(f"the judge never hands a test's value to the model's code through an operator "
                         f"({_SYMBOLS.get(op, op)} between an object of the model's code and "
                         f"{type(other).__name__}): return builtin values (int, float, str, list ...) to compare")
 
@@ -1500,7 +1516,9 @@ def _comparison(op):
     def compare(self, other):
         if _same_side(self, other):
             return _ask(self, "op", op, self, other)
-        return NotImplemented
+        if op not in ("eq", "ne"):  # an order with a test's value: refused, not Python's own TypeError
+            _operand(self, other, op)
+        return NotImplemented  # (== and != with a test's value: identity, never asked)
     return compare
 
 

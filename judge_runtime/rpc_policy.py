@@ -122,6 +122,22 @@ def _came_back(exc, qid: int) -> None:
             return
 
 
+# (judge) What the judge raises in a test's callback that the model's code must never catch: the
+# test's time ran out (judge_plugin.Overtime). It ends the exchange and reaches the test.
+NOT_FOR_THE_MODEL: tuple = ()
+# (judge) The code of the judge's audit hooks (judge_plugin): an error raised there while the judge
+# acted for the model's code (a test's callback that reads its data files) is the judge's refusal.
+REFUSERS: frozenset = frozenset()
+
+
+def refused_for_the_model(exc) -> bool:
+    """(judge) A refusal of the judge's audit hooks: it counts as the test's failure, caught or not."""
+    tb = getattr(exc, "__traceback__", None)
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code in REFUSERS
+
+
 def _keep_failure(exc) -> None:
     """(judge) A test's failure went into the model's hands, during the innermost call this
     thread is making into the model's code (None: no call of ours, it can never come back)."""

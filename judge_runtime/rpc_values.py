@@ -229,7 +229,10 @@ def _dec_placeholder(kind):
                    and len(fields) == len(items) and len(set(fields)) == len(fields)
                    and all(type(f) is str and f.isidentifier() and not f.startswith("_") for f in fields),
                    "named tuple")
-            obj = _namedtuple_class(name, tuple(fields), type(conn).__module__)(items)
+            if any(hasattr(tuple, f) for f in fields):  # a field `index` or `count` would answer tuple's own methods
+                obj = tuple(items)
+            else:
+                obj = _namedtuple_class(name, tuple(fields), type(conn).__module__)(items)
         else:
             obj = tuple(items) if kind == "tuple" else frozenset(items)
         memo.objs[index] = obj

@@ -235,6 +235,7 @@ def test_a_refusal_in_a_tests_callback_is_swallowed_by_the_model(sandbox, scratc
 #    correct, is not said, and the "live" attribute copies show the judge means to keep it.
 #    Suite: the textbook tests of a defensive copy.
 
+@pytest.mark.xfail(strict=True, reason="a limit (README, Known limits): values cross as copies, so a test that the model's object does not share the caller's list passes for one that does")
 def test_a_defensive_copy_test_passes_for_the_aliasing_bug(sandbox, scratch):
     files = {"cart.py": """
         class Cart:
@@ -308,7 +309,9 @@ def test_the_operator_rules_typeerror_is_the_one_the_test_expects(sandbox, scrat
             assert Money(5, "EUR") != 5
     """}
     assert not plain(sandbox, scratch, files, tests).ok
-    refused(sandbox, scratch, files, tests, failed=3)
+    # held since: the refusal is rpc.Refused, no TypeError a test expects (`Money(5) != 5` stays true by
+    # identity whatever the model's __eq__: README, Known limits)
+    refused(sandbox, scratch, files, tests, failed=2)
 
 
 # ---------------------------------------------------------------------------------------------

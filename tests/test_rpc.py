@@ -103,7 +103,7 @@ def test_operators_with_a_test_value_are_refused_and_between_model_objects_forwa
                          "    def __eq__(s, o):\n        return s.v == getattr(o, 'v', o)\n"
                          "    __hash__ = object.__hash__\n")
     a, b = module.N(3), module.N(1)
-    with pytest.raises(TypeError, match="through an operator"):
+    with pytest.raises(rpc.Refused, match="through an operator"):
         a - 2.5
     with pytest.raises(TypeError):  # N has no __rsub__, so neither has its proxy
         2.5 - a
