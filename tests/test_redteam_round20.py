@@ -194,3 +194,43 @@ def test_a_factory_test_named_check_vanishes_under_a_builtin_decorator(sandbox, 
             globals()[f"test_{_name}"] = make_solve_test(_equation, _expected)
     """}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. The judge's own FromTheModel in the body of the model's context manager. A StopIteration the
+#    model's `next_ticket()` raises (not an iterator step) becomes rpc.FromTheModel in the judge
+#    (rpc.Connection._request), which then goes to the model's __exit__ (rpc.Remote.__exit__
+#    keeps only a test failure that it swallowed). The model's __exit__ lets StopIteration and
+#    AssertionError through and swallows everything else: a plain run ends the test with the
+#    StopIteration (a failure), the judged run swallows the judge's FromTheModel and skips the
+#    body's check. Suite: checks inside a `with queue.session():` block.
+
+def test_the_judges_frommodel_in_the_body_of_the_models_context_manager_is_swallowed(sandbox, scratch):
+    files = {"tickets.py": """
+        class _Session:
+            def __enter__(self):
+                return self
+            def __exit__(self, exc_type, exc, tb):
+                return exc_type is not None and exc_type not in (StopIteration, AssertionError)
+        class Queue:
+            def __init__(self):
+                self._tickets = []
+            def session(self):
+                return _Session()
+            def open_ticket(self, title):
+                pass  # wrong: never queued
+            def next_ticket(self):
+                if not self._tickets:
+                    raise StopIteration("empty")
+                return self._tickets.pop(0)
+    """}
+    tests = {"test_tickets.py": """
+        from tickets import Queue
+        def test_an_opened_ticket_is_served_first():
+            queue = Queue()
+            with queue.session():
+                queue.open_ticket("printer on fire")
+                assert queue.next_ticket() == "printer on fire"
+    """}
+    assert not plain(sandbox, scratch, files, tests).ok
+    refused(sandbox, scratch, files, tests)
