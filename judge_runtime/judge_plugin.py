@@ -145,11 +145,16 @@ def _leads_in(given: str, real: str) -> bool:
 def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
     """Before an open: where the path leads now. A link swapped in after this check (a race) is
     caught by _checked_open where the file is opened through open() or os.open()."""
-    if event not in ("open", "os.listdir", "os.scandir") or not args or not isinstance(args[0], (str, bytes)):
-        return
-    path = os.fsdecode(args[0])
-    if _leads_in(os.path.abspath(path), os.path.realpath(path)):
-        raise PermissionError(f"{path}: a link from outside leads into the judge's own files; refused")
+    try:
+        if event not in ("open", "os.listdir", "os.scandir") or not args or not isinstance(args[0], (str, bytes)):
+            return
+        path = os.fsdecode(args[0])
+        if _leads_in(os.path.abspath(path), os.path.realpath(path)):
+            raise PermissionError(f"{path}: a link from outside leads into the judge's own files; refused")
+    except BaseException as refusal:  # (no frame of its own: the checks above count frames)
+        if rpc.acting_for_the_model():  # for the model's code: the test's failure, caught or not
+            rpc._policy._keep_failure(refusal)
+        raise
 
 
 # What the judge never does for the model's code, while it answers one of its questions (the
@@ -333,48 +338,50 @@ def _loads_a_library_the_model_could_write(event: str, args: tuple) -> bool:
 def _refuse_for_the_model(event: str, args: tuple) -> None:
     """The judge's audit hook: what it never does while the tests run (the rules above, each
     named after what it keeps out), and what it never does for the model's code."""
-    if event in _NEVER:
-        raise PermissionError(f"the judge does not run {event} (a test's commands run confined: subprocess, os.system)")
-    if _TESTS_RUNNING and event == "open" and _reads_a_tests_source(args):
-        raise PermissionError(f"{os.fsdecode(args[0])}: the tests' own code is not read while they run (a path the "
-                              f"model's code named?); their data files are")
-    if _TESTS_RUNNING and event == "open" and _loads_code_from_elsewhere(args):
-        raise ImportError(f"{os.fsdecode(args[0])}: the judge imports code only from the tests' folder and the "
-                          f"libraries (a module the model's code wrote would run in the judge)")
-    if _TESTS_RUNNING and event == "import" and _imports_from_elsewhere(args):
-        raise ImportError(f"{os.fsdecode(args[1])}: the judge imports code only from the tests' folder and the libraries")
-    if _TESTS_RUNNING and event in ("exec", "function.__new__") and _runs_a_string(args):
-        raise PermissionError("the judge does not run code a test builds from text (exec, eval, doctest, a function "
-                              "made from a code object): it may be the model's output, and it would run outside the worker")
-    if _TESTS_RUNNING and event == "object.__setattr__" and args[1:2] == ("__code__",) and _runs_a_string(args[2:]):
-        raise PermissionError("the judge does not give a function code a test builds from text (f.__code__ = ...)")
-    if _TESTS_RUNNING and event == "ctypes.dlsym" and isinstance(args[1:2] and args[1], str) \
-            and args[1].startswith(("Py", "_Py")):
-        raise PermissionError(f"the judge does not reach Python's C API through ctypes ({args[1]}): it runs code "
-                              f"objects with no audit event")
-    own = event == "open" and os.fsdecode(args[0]) in _OWN_FILES if args and isinstance(args[0], (str, bytes)) else False
-    if _TESTS_RUNNING and _writes_into_the_judge(event, args) and not own:
-        raise PermissionError(f"{event} {args[:2]!r}: nothing is written into the tests' folder or where the judge "
-                              f"imports code from")
-    if _loads_a_library_the_model_could_write(event, args):
-        raise PermissionError(f"{event}: the judge loads no library the model's code could have written")
-    if not rpc.acting_for_the_model():
-        return
-    if event in _NOT_FOR_THE_MODEL:
-        raise PermissionError(f"refused in the judge while it acts for the model's code: {event}")
-    if event in _PATHS_FIRST:
-        for path in _paths(event, args):
-            if _private(path):
-                raise PermissionError(f"{path}: the judge's own files; refused while it acts for the model's code")
+    try:
+        if event in _NEVER:
+            raise PermissionError(f"the judge does not run {event} (a test's commands run confined: subprocess, os.system)")
+        if _TESTS_RUNNING and event == "open" and _reads_a_tests_source(args):
+            raise PermissionError(f"{os.fsdecode(args[0])}: the tests' own code is not read while they run (a path the "
+                                  f"model's code named?); their data files are")
+        if _TESTS_RUNNING and event == "open" and _loads_code_from_elsewhere(args):
+            raise ImportError(f"{os.fsdecode(args[0])}: the judge imports code only from the tests' folder and the "
+                              f"libraries (a module the model's code wrote would run in the judge)")
+        if _TESTS_RUNNING and event == "import" and _imports_from_elsewhere(args):
+            raise ImportError(f"{os.fsdecode(args[1])}: the judge imports code only from the tests' folder and the libraries")
+        if _TESTS_RUNNING and event in ("exec", "function.__new__") and _runs_a_string(args):
+            raise PermissionError("the judge does not run code a test builds from text (exec, eval, doctest, a function "
+                                  "made from a code object): it may be the model's output, and it would run outside the worker")
+        if _TESTS_RUNNING and event == "object.__setattr__" and args[1:2] == ("__code__",) and _runs_a_string(args[2:]):
+            raise PermissionError("the judge does not give a function code a test builds from text (f.__code__ = ...)")
+        if _TESTS_RUNNING and event == "ctypes.dlsym" and isinstance(args[1:2] and args[1], str) \
+                and args[1].startswith(("Py", "_Py")):
+            raise PermissionError(f"the judge does not reach Python's C API through ctypes ({args[1]}): it runs code "
+                                  f"objects with no audit event")
+        own = event == "open" and os.fsdecode(args[0]) in _OWN_FILES if args and isinstance(args[0], (str, bytes)) else False
+        if _TESTS_RUNNING and _writes_into_the_judge(event, args) and not own:
+            raise PermissionError(f"{event} {args[:2]!r}: nothing is written into the tests' folder or where the judge "
+                                  f"imports code from")
+        if _loads_a_library_the_model_could_write(event, args):
+            raise PermissionError(f"{event}: the judge loads no library the model's code could have written")
+        if not rpc.acting_for_the_model():
+            return
+        if event in _NOT_FOR_THE_MODEL:
+            raise PermissionError(f"refused in the judge while it acts for the model's code: {event}")
+        if event in _PATHS_FIRST:
+            for path in _paths(event, args):
+                if _private(path):
+                    raise PermissionError(f"{path}: the judge's own files; refused while it acts for the model's code")
+    except BaseException as refusal:  # (no frame of its own: the checks above count frames)
+        if rpc.acting_for_the_model():  # for the model's code: the test's failure, caught or not
+            rpc._policy._keep_failure(refusal)
+        raise
 
 
 _TESTS_RUNNING = False  # from the session's start to its end (then the judge writes its record)
 _OWN_FILES = {SPEC["log"]}  # the judge writes it itself while the tests run (a new worker's log)
 sys.addaudithook(_refuse_links_into_the_judge)
 sys.addaudithook(_refuse_for_the_model)
-# A refusal of these hooks while the judge acts for the model's code (a test's callback it calls)
-# counts as the test's failure, caught or not (rpc_policy.refused_for_the_model).
-rpc._policy.REFUSERS = frozenset({_refuse_links_into_the_judge.__code__, _refuse_for_the_model.__code__})
 REAL_OPEN, REAL_OS_OPEN = builtins.open, os.open
 
 

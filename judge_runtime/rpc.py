@@ -511,7 +511,7 @@ class Connection:
         except BaseException as exc:  # the model's code may raise anything; a test's callback too
             if self.guarded and isinstance(exc, _policy.NOT_FOR_THE_MODEL):
                 raise  # the test's time ran out in its callback: never the model's to catch
-            if self.guarded and (_policy._is_test_failure(exc) or _policy.refused_for_the_model(exc)):
+            if self.guarded and _policy._is_test_failure(exc):
                 _policy._keep_failure(exc)
             reply.pop("v", None)
             reply["e"] = self._enc_error(exc, memo)
@@ -1296,6 +1296,9 @@ class FromTheModel(BaseException):
     KeyboardInterrupt (it would end the session). Not an Exception: no test expects it."""
 
 
+_policy.JUDGES_OWN = (Refused, FromTheModel)
+
+
 def _operand(proxy, other, op: str) -> None:
     """The rule of the verdict: an operator never hands a value of the tests to the model's code
     (it would decide `mean(xs) - 2.5` knowing 2.5). Between two of the model's objects the
@@ -1497,7 +1500,7 @@ class _Special:
     def __exit__(self, exc_type, exc, tb):
         swallowed = bool(self.__getattr__("__exit__")(exc_type, exc, None))  # asked once: a model __bool__ could flip
         if swallowed and _policy._is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
-            _policy._FAILURES_IN_MODEL_HANDS.append((exc, None))  # the test's failed assertion in the body still counts
+            _policy._FAILURES_IN_MODEL_HANDS.append((exc, None))  # the test's failure in the body still counts
         return swallowed
 
 

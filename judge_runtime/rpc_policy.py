@@ -97,9 +97,19 @@ def _iteration_step(op: str, args: tuple) -> bool:
 
 
 def _is_test_failure(exc) -> bool:
-    """A failed assertion of a test (or pytest.fail): the verdict's own signal."""
+    """A failed assertion of a test (or pytest.fail), or what the judge itself raised in the test's
+    code (a refusal, the model's StopIteration as rpc.FromTheModel): the verdict's own signals,
+    which count even if the model's code catches them (a callback's caller, its __exit__)."""
     t = type(exc)
-    return isinstance(exc, AssertionError) or (t.__name__ == "Failed" and t.__module__ == "_pytest.outcomes")
+    return isinstance(exc, AssertionError) or (t.__name__ == "Failed" and t.__module__ == "_pytest.outcomes") \
+        or isinstance(exc, JUDGES_OWN)
+
+
+# (judge) The judge's own exceptions (rpc.Refused, rpc.FromTheModel; set by rpc). The refusals of its
+# audit hooks while it acts for the model's code are kept where they are raised (judge_plugin): a
+# test's callback that reads the tests' data files fails, also where the test's own code or a
+# library catches the refusal (Path.glob).
+JUDGES_OWN: tuple = ()
 
 
 def failures_kept_by_the_model() -> list:
@@ -125,22 +135,13 @@ def _came_back(exc, qid: int) -> None:
 # (judge) What the judge raises in a test's callback that the model's code must never catch: the
 # test's time ran out (judge_plugin.Overtime). It ends the exchange and reaches the test.
 NOT_FOR_THE_MODEL: tuple = ()
-# (judge) The code of the judge's audit hooks (judge_plugin): an error raised there while the judge
-# acted for the model's code (a test's callback that reads its data files) is the judge's refusal.
-REFUSERS: frozenset = frozenset()
-
-
-def refused_for_the_model(exc) -> bool:
-    """(judge) A refusal of the judge's audit hooks: it counts as the test's failure, caught or not."""
-    tb = getattr(exc, "__traceback__", None)
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    return tb is not None and tb.tb_frame.f_code in REFUSERS
 
 
 def _keep_failure(exc) -> None:
     """(judge) A test's failure went into the model's hands, during the innermost call this
     thread is making into the model's code (None: no call of ours, it can never come back)."""
+    if any(kept is exc for kept, _ in _FAILURES_IN_MODEL_HANDS):
+        return
     asking = getattr(FOR_THE_MODEL, "asking", None)
     _FAILURES_IN_MODEL_HANDS.append((exc, asking[-1] if asking else None))
 
