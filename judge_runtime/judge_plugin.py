@@ -1424,8 +1424,12 @@ _OVERTIME = ("this test ran over %g s in the judge (waiting for something that d
              "the other tests go on")
 
 
+_REPORTING = False  # while pytest writes a test's report (its traceback of a big file can take long)
+
+
 def _overtime(signum, frame):
-    raise Overtime(_OVERTIME % SPEC["test_timeout"])
+    if not _REPORTING:  # (an Overtime inside pytest's own report making would end the session)
+        raise Overtime(_OVERTIME % SPEC["test_timeout"])
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -1455,7 +1459,12 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_runtest_makereport(item, call):
     """A test's failed assertion that went into the model's code and never came out (its
     context manager's __exit__ returned True, it caught what a callback raised) fails the test."""
-    outcome = yield
+    global _REPORTING
+    _REPORTING = True
+    try:
+        outcome = yield
+    finally:
+        _REPORTING = False
     kept = rpc.failures_kept_by_the_model()
     report = outcome.get_result()
     error = call.excinfo.value if call.excinfo is not None else None

@@ -854,6 +854,28 @@ def test_a_test_that_hangs_costs_that_test_only(scratch):
     assert "ran over 6 s" in result["output"]
 
 
+def test_a_test_whose_report_outlasts_its_time_costs_that_test_only(scratch):
+    """more-itertools: a test failed near its time, and pytest's report of it (the traceback's
+    source read from a 7,000-line file) outlasted the time: the judge's timer went off inside
+    pytest's own report making, an internal error that ended the session at 619 of 765 tests."""
+    sandbox = layer_sandbox(LAYERS[-1], **{**LIMITS, "timeout": 15})  # 5 s a test
+    tests = {"conftest.py": """
+        import time
+        def pytest_runtest_makereport(item, call):  # a report that takes long to make (as pytest's own did)
+            if call.when == "call" and item.name == "test_fails_near_its_time":
+                time.sleep(2.5)
+    """, "test_slow.py": """
+        import time
+        def test_fails_near_its_time():
+            time.sleep(4.0)
+            assert False
+        def test_next():
+            assert 1 + 1 == 2
+    """}
+    result = judged(sandbox, scratch, {"calc.py": "X = 1\n"}, tests)
+    assert (result["passed"], result["failed"]) == (1, 1) and result["outcome"] == "completed", result["output"]
+
+
 def test_a_workspace_module_named_like_what_the_judge_runs_on_is_not_judged_as_installed(sandbox, scratch):
     """pytest needs packaging: a workspace packaging/ would be tested as the installed copy, so a
     broken one passed. A trusted test that imports it now fails, saying why."""
