@@ -55,3 +55,55 @@ def test_a_refusal_that_comes_back_is_the_oserror_the_test_expects(sandbox, scra
     """, "partials/header.txt": "HEADER\n"}
     assert not plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. The judge's own TypeError for what it never hands out is the TypeError the test expects.
+#    rpc_policy._check_exportable raises TypeError("a module object cannot be handed to the
+#    model's code") in the judge, while it encodes the test's arguments (rpc.Connection._export):
+#    a test that checks that the model's serializer rejects a value it cannot encode, with a
+#    module among the usual examples (`object()`, a set, `sys`), gets that TypeError before the
+#    model's code is even asked. Round 19 made the operator rule's refusal a BaseException
+#    (rpc.Refused) for exactly this reason (`pytest.raises(TypeError)` took the judge's refusal
+#    for the model's answer); the exportability refusal is still a TypeError. The model's
+#    dumps() is wrong: anything with a `__name__` (a module, a function, a class) is written as
+#    its name. A plain run: `dumps({"key": sys})` returns '{"key": "sys"}', the sys case fails.
+#    Suite: "values JSON cannot encode raise TypeError", parametrized over a few such values.
+
+def test_the_judges_exportability_typeerror_is_the_one_the_test_expects(sandbox, scratch):
+    files = {"tinyjson.py": r"""
+        def dumps(obj):
+            if obj is None:
+                return "null"
+            if obj is True or obj is False:
+                return "true" if obj else "false"
+            if isinstance(obj, (int, float)):
+                return repr(obj)
+            if isinstance(obj, str):
+                return '"' + obj.replace("\\", "\\\\").replace('"', '\\"') + '"'
+            if isinstance(obj, (list, tuple)):
+                return "[" + ", ".join(dumps(x) for x in obj) + "]"
+            if isinstance(obj, dict):
+                return "{" + ", ".join(dumps(str(k)) + ": " + dumps(v) for k, v in obj.items()) + "}"
+            if hasattr(obj, "__name__"):  # wrong: a module or a function is not data
+                return dumps(obj.__name__)
+            raise TypeError(f"cannot encode {type(obj).__name__}")
+    """}
+    tests = {"test_tinyjson.py": """
+        import sys
+        import pytest
+        from tinyjson import dumps
+
+        def test_scalars_and_lists():
+            assert dumps([1, "a", None, True, 2.5]) == '[1, "a", null, true, 2.5]'
+
+        def test_nested_dicts():
+            assert dumps({"a": {"b": [1, 2]}}) == '{"a": {"b": [1, 2]}}'
+
+        @pytest.mark.parametrize("value", [object(), {1, 2}, sys])
+        def test_values_json_cannot_encode_raise_type_error(value):
+            with pytest.raises(TypeError):
+                dumps({"key": value})
+    """}
+    assert not plain(sandbox, scratch, files, tests).ok
+    refused(sandbox, scratch, files, tests)
