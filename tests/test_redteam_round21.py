@@ -107,3 +107,73 @@ def test_the_judges_exportability_typeerror_is_the_one_the_test_expects(sandbox,
     """}
     assert not plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. The body's failed assertion, wrapped by the model's __exit__ as the cause of its own error.
+#    rpc.Remote.__exit__ keeps a test failure of the `with` body only when the model's __exit__
+#    returns true (swallowed). An __exit__ that raises an error of its own instead (`raise
+#    TransactionError(...) from exc`, as database libraries wrap what ends a transaction) hands
+#    the judge nothing to keep: the AssertionError is only the new error's __cause__, and the
+#    test's `pytest.raises(TransactionError)` around the block (the test aborts the transaction
+#    on purpose) takes it. README: "a test's failed assertion that the model's code catches counts
+#    even where a plain run would pass (also when the model's code wraps it as the cause of
+#    another exception)"; callbacks hold that (_came_back never looks at a chain), the body of a
+#    context manager does not. The model's ledger is wrong: a posting inside a transaction is
+#    not visible to reads inside it, so the body's check fails.
+#    Suite: "an aborted transaction is rolled back", with a check inside the block.
+
+def test_the_bodys_assertion_wrapped_by_the_models_exit_is_lost(sandbox, scratch):
+    files = {"ledger.py": """
+        class TransactionError(Exception):
+            pass
+
+        class _Transaction:
+            def __init__(self, ledger):
+                self.ledger = ledger
+            def __enter__(self):
+                self.ledger._pending = {}
+                return self
+            def __exit__(self, exc_type, exc, tb):
+                pending, self.ledger._pending = self.ledger._pending, None
+                if exc_type is None:
+                    for account, amount in pending.items():
+                        self.ledger._balances[account] = self.ledger._balances.get(account, 0) + amount
+                    return False
+                raise TransactionError("the transaction was rolled back") from exc
+
+        class Ledger:
+            def __init__(self):
+                self._balances = {}
+                self._pending = None
+            def transaction(self):
+                return _Transaction(self)
+            def post(self, account, amount):
+                if self._pending is None:
+                    self._balances[account] = self._balances.get(account, 0) + amount
+                else:
+                    self._pending[account] = self._pending.get(account, 0) + amount
+            def balance(self, account):
+                return self._balances.get(account, 0)  # wrong: ignores what this transaction posted
+    """}
+    tests = {"test_ledger.py": """
+        import pytest
+        from ledger import Ledger, TransactionError
+
+        def test_a_committed_transaction_applies():
+            ledger = Ledger()
+            with ledger.transaction():
+                ledger.post("cash", 100)
+            assert ledger.balance("cash") == 100
+
+        def test_an_aborted_transaction_is_rolled_back():
+            ledger = Ledger()
+            with pytest.raises(TransactionError):
+                with ledger.transaction():
+                    ledger.post("cash", 100)
+                    assert ledger.balance("cash") == 100  # visible inside the transaction
+                    raise RuntimeError("abort")
+            assert ledger.balance("cash") == 0
+    """}
+    assert plain(sandbox, scratch, files, tests).ok  # the model's __exit__ takes the assertion in a plain run too
+    refused(sandbox, scratch, files, tests)
