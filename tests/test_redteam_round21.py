@@ -213,3 +213,46 @@ def test_the_golden_files_read_through_the_tests_thread_pool(sandbox, scratch):
             assert pages == [(HERE / "golden" / "page.txt").read_text()]
     """, "templates/page.txt": "Hello {{ name }}!\n", "golden/page.txt": "Hello World!\n"}
     refused(sandbox, scratch, files, tests)
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. A test's failed assertion in a callback the model's code runs through the test's own thread
+#    pool is never kept. The judge keeps a test's failure when it leaves a callback it answers
+#    for the worker (rpc.Connection._serve) or a proxy's __exit__. The model's code calls
+#    `executor.submit(handler, event)` on the ThreadPoolExecutor the test handed it: the test's
+#    handler runs in one of the pool's threads, in the judge, and its AssertionError goes into
+#    the Future, which the model's code only asks for its exception (to log it). Nothing is
+#    kept; the test's own check afterwards (every event reached the handler) passes. README:
+#    "a test's assert fails in a callback the model's code calls ... the test fails, whether or
+#    not the model's code lets the failure through". The model's dispatch is wrong: it never
+#    lowercases the event names. (A plain run passes too: the model's code only logs its futures'
+#    errors; the judge claims to count such a failure all the same.)
+#    Suite: a dispatcher that runs handlers on an executor the caller gives.
+
+def test_a_callbacks_assertion_run_through_the_tests_thread_pool_is_not_kept(sandbox, scratch):
+    files = {"events.py": """
+        import logging
+
+        def dispatch(events, handler, executor):
+            # wrong: the names are not normalised, and the handlers' errors are only logged
+            futures = [executor.submit(handler, dict(event)) for event in events]
+            for future in futures:
+                error = future.exception()  # waits for it
+                if error is not None:
+                    logging.getLogger("events").warning("a handler failed: %r", error)
+    """}
+    tests = {"test_events.py": """
+        from concurrent.futures import ThreadPoolExecutor
+        from events import dispatch
+
+        def test_handlers_get_every_event_with_a_lowercase_name():
+            seen = []
+            def handler(event):
+                seen.append(event["id"])
+                assert event["name"] == event["name"].lower()
+            with ThreadPoolExecutor(2) as pool:
+                dispatch([{"id": 1, "name": "Start"}, {"id": 2, "name": "STOP"}], handler, pool)
+            assert sorted(seen) == [1, 2]
+    """}
+    assert plain(sandbox, scratch, files, tests).ok  # the model's code ignores the futures' errors in a plain run too
+    refused(sandbox, scratch, files, tests)
