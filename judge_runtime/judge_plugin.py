@@ -10,6 +10,7 @@ is written. stdlib + pytest only: this runs in the sandbox interpreter.
 from __future__ import annotations
 
 import builtins
+import concurrent.futures.thread
 import ctypes
 import fnmatch
 import importlib.machinery
@@ -153,6 +154,7 @@ def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
             raise PermissionError(f"{path}: a link from outside leads into the judge's own files; refused")
     except BaseException as refusal:  # (no frame of its own: the checks above count frames)
         if rpc.acting_for_the_model():  # for the model's code: the test's failure, caught or not
+            rpc._policy.REFUSALS.add(refusal)
             rpc._policy._keep_failure(refusal)
         raise
 
@@ -374,6 +376,7 @@ def _refuse_for_the_model(event: str, args: tuple) -> None:
                     raise PermissionError(f"{path}: the judge's own files; refused while it acts for the model's code")
     except BaseException as refusal:  # (no frame of its own: the checks above count frames)
         if rpc.acting_for_the_model():  # for the model's code: the test's failure, caught or not
+            rpc._policy.REFUSALS.add(refusal)
             rpc._policy._keep_failure(refusal)
         raise
 
@@ -778,6 +781,42 @@ class Worker:
 
 
 WORKER = Worker(SPEC)
+
+
+def _for_the_model(fn):
+    """fn, run as the judge runs what the model's code asks of it (refusals, failures kept): work
+    the model's code hands to a test's thread or thread pool while the judge acts for it."""
+    def run(*args, **kwargs):
+        rpc.FOR_THE_MODEL.depth = getattr(rpc.FOR_THE_MODEL, "depth", 0) + 1
+        try:
+            return fn(*args, **kwargs)
+        except BaseException as failure:
+            if rpc._policy._is_test_failure(failure):  # (it would end in the Future, never in the judge's hands)
+                rpc._policy._keep_failure(failure)
+            raise
+        finally:
+            rpc.FOR_THE_MODEL.depth -= 1
+    return run
+
+
+def _thread_start(start):
+    def started(self):
+        if rpc.acting_for_the_model():  # a thread the model's code starts through a test's object
+            self.run = _for_the_model(self.run)
+        return start(self)
+    return started
+
+
+def _work_item(init):
+    def made(self, future, fn, *rest, **kwargs):
+        if rpc.acting_for_the_model() and callable(fn):  # work the model's code submits to a test's thread pool
+            fn = _for_the_model(fn)
+        return init(self, future, fn, *rest, **kwargs)
+    return made
+
+
+threading.Thread.start = _thread_start(threading.Thread.start)  # type: ignore[method-assign]
+concurrent.futures.thread._WorkItem.__init__ = _work_item(concurrent.futures.thread._WorkItem.__init__)  # type: ignore[method-assign]
 MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
 # The workspace's modules the task never names (its prompt, its starting files): a test's import
 # of one fails as in a plain run without it (the model's `assertpy.py` would decide the tests).

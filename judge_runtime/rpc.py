@@ -1284,19 +1284,7 @@ _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "matmul": "@", "truediv": "/", "
             "contains": "in", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 
 
-class Refused(BaseException):
-    """The judge refused to hand a test's value to the model's code (an operator, `in`). Not a
-    TypeError: a test's `pytest.raises(TypeError)` must not take the judge's refusal for the
-    model's answer (`Money(5) + 3` raising as the test expects), nor any `except Exception`."""
-
-
-class FromTheModel(BaseException):
-    """What the model's code raised that cannot reach a test as itself: StopIteration from a call
-    that is not a step of an iterator (it would end the test's loop over its checks early), a
-    KeyboardInterrupt (it would end the session). Not an Exception: no test expects it."""
-
-
-_policy.JUDGES_OWN = (Refused, FromTheModel)
+Refused, FromTheModel = _policy.Refused, _policy.FromTheModel  # (the judge's own errors: rpc_policy)
 
 
 def _operand(proxy, other, op: str) -> None:
@@ -1498,8 +1486,14 @@ class _Special:
         return self.__getattr__("__enter__")()
 
     def __exit__(self, exc_type, exc, tb):
-        swallowed = bool(self.__getattr__("__exit__")(exc_type, exc, None))  # asked once: a model __bool__ could flip
-        if swallowed and _policy._is_test_failure(exc) and object.__getattribute__(self, "_rpc_conn").guarded:
+        guarded = object.__getattribute__(self, "_rpc_conn").guarded
+        try:
+            swallowed = bool(self.__getattr__("__exit__")(exc_type, exc, None))  # asked once: __bool__ could flip
+        except BaseException as raised:  # `raise Other(...) from exc`: the body's failure is wrapped, not through
+            if raised is not exc and guarded and _policy._is_test_failure(exc):
+                _policy._FAILURES_IN_MODEL_HANDS.append((exc, None))
+            raise
+        if swallowed and guarded and _policy._is_test_failure(exc):
             _policy._FAILURES_IN_MODEL_HANDS.append((exc, None))  # the test's failure in the body still counts
         return swallowed
 

@@ -96,6 +96,18 @@ def _iteration_step(op: str, args: tuple) -> bool:
     return op == "method" and len(args) > 1 and args[1] in ("__next__", "send", "throw", "__anext__", "asend", "athrow")
 
 
+class Refused(BaseException):
+    """The judge refused to hand a test's value to the model's code (an operator, `in`). Not a
+    TypeError: a test's `pytest.raises(TypeError)` must not take the judge's refusal for the
+    model's answer (`Money(5) + 3` raising as the test expects), nor any `except Exception`."""
+
+
+class FromTheModel(BaseException):
+    """What the model's code raised that cannot reach a test as itself: StopIteration from a call
+    that is not a step of an iterator (it would end the test's loop over its checks early), a
+    KeyboardInterrupt (it would end the session). Not an Exception: no test expects it."""
+
+
 def _is_test_failure(exc) -> bool:
     """A failed assertion of a test (or pytest.fail), or what the judge itself raised in the test's
     code (a refusal, the model's StopIteration as rpc.FromTheModel): the verdict's own signals,
@@ -105,11 +117,12 @@ def _is_test_failure(exc) -> bool:
         or isinstance(exc, JUDGES_OWN)
 
 
-# (judge) The judge's own exceptions (rpc.Refused, rpc.FromTheModel; set by rpc). The refusals of its
-# audit hooks while it acts for the model's code are kept where they are raised (judge_plugin): a
-# test's callback that reads the tests' data files fails, also where the test's own code or a
-# library catches the refusal (Path.glob).
-JUDGES_OWN: tuple = ()
+# (judge) The judge's own exceptions. The refusals of its audit hooks while it acts for the model's
+# code are kept where they are raised (judge_plugin) and never released (REFUSALS): a test's
+# callback that reads the tests' data files fails, also where the test's own code or a library
+# catches the refusal (Path.glob), or where it comes back as the OSError a test expects.
+JUDGES_OWN: tuple = (Refused, FromTheModel)
+REFUSALS: "weakref.WeakSet" = weakref.WeakSet()
 
 
 def failures_kept_by_the_model() -> list:
@@ -127,7 +140,7 @@ def _came_back(exc, qid: int) -> None:
     back through. Never one in its chain (the model's code can set any cause on an exception it
     then catches again), nor a failure kept from an earlier call and raised now."""
     for i, (kept, during) in enumerate(_FAILURES_IN_MODEL_HANDS):
-        if kept is exc and during == qid:
+        if kept is exc and during == qid and exc not in REFUSALS:
             del _FAILURES_IN_MODEL_HANDS[i]
             return
 
@@ -244,12 +257,12 @@ def _check_exportable(obj) -> None:
     """What the judge never hands to the model's code: modules, frames, code objects,
     tracebacks (each a door to globals), and module-level builtins such as eval or open."""
     if isinstance(obj, _NEVER_EXPORTED):
-        raise TypeError(f"a {type(obj).__name__} object cannot be handed to the model's code")
+        raise Refused(f"a {type(obj).__name__} object cannot be handed to the model's code")
     if type(obj) is types.BuiltinFunctionType:
         owner = obj.__self__
         if owner is None or isinstance(owner, types.ModuleType):
             if not (owner is builtins and obj.__name__ in _SAFE_BUILTINS):
-                raise TypeError(f"the builtin {obj.__name__!r} cannot be handed to the model's code")
+                raise Refused(f"the builtin {obj.__name__!r} cannot be handed to the model's code")
 
 
 def _check_target(conn, obj, op: str = "use") -> None:
