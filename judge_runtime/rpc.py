@@ -503,6 +503,9 @@ class Connection:
             except RecursionError:
                 memo.rollback(mark)
                 raise TypeError("a result too deeply nested to send") from None
+            except _policy.Refused as refused:  # what the model's code asked for (a frame, a module): refused
+                memo.rollback(mark)             # to it, as an error of its own request, not a failure of the test's
+                raise TypeError(str(refused)) from None
             except BaseException:
                 memo.rollback(mark)
                 raise
