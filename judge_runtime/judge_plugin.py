@@ -815,8 +815,8 @@ def _work_item(init):
     return made
 
 
-threading.Thread.start = _thread_start(threading.Thread.start)  # type: ignore[method-assign]
-concurrent.futures.thread._WorkItem.__init__ = _work_item(concurrent.futures.thread._WorkItem.__init__)  # type: ignore[method-assign]
+threading.Thread.start = _thread_start(threading.Thread.start)
+concurrent.futures.thread._WorkItem.__init__ = _work_item(concurrent.futures.thread._WorkItem.__init__)
 MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
 # The workspace's modules the task never names (its prompt, its starting files): a test's import
 # of one fails as in a plain run without it (the model's `assertpy.py` would decide the tests).
