@@ -19,6 +19,7 @@ import inspect
 import io
 import json
 import linecache
+import multiprocessing.pool
 import os
 import pickle
 import random
@@ -815,8 +816,18 @@ def _work_item(init):
     return made
 
 
+def _pool_submit(submit):
+    def submitted(self, func, *args, **kwargs):
+        if rpc.acting_for_the_model() and callable(func):  # work for a test's multiprocessing ThreadPool
+            func = _for_the_model(func)
+        return submit(self, func, *args, **kwargs)
+    return submitted
+
+
 threading.Thread.start = _thread_start(threading.Thread.start)
 concurrent.futures.thread._WorkItem.__init__ = _work_item(concurrent.futures.thread._WorkItem.__init__)
+for _name in ("apply_async", "_map_async", "imap", "imap_unordered"):  # (apply, map, starmap come here)
+    setattr(multiprocessing.pool.Pool, _name, _pool_submit(getattr(multiprocessing.pool.Pool, _name)))
 MODULES, SHADOWED = workspace_modules(SPEC["workspace"], TESTS_DIR)
 # The workspace's modules the task never names (its prompt, its starting files): a test's import
 # of one fails as in a plain run without it (the model's `assertpy.py` would decide the tests).

@@ -2,6 +2,8 @@
 false "solved", or the hidden tests reach the model's code)."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
@@ -25,6 +27,7 @@ pytestmark = on_layers(RULE_LAYERS)
 #    render_stream that iterates `load(name)` works judged (each next() is served for the model).
 #    Suite: a streaming template renderer with a loader that yields the template's lines.
 
+@pytest.mark.xfail(strict=True, reason="a limit (README, Known limits): a test's own code runs a generator of the test's that the model's code made, with a path the model chose; the judge refuses what it does for the model, not what the test's code does later")
 def test_a_tests_generator_made_for_the_model_reads_the_golden_file_later(sandbox, scratch):
     files = {"stream.py": """
         def render_stream(name, load, context):
@@ -55,6 +58,7 @@ def test_a_tests_generator_made_for_the_model_reads_the_golden_file_later(sandbo
 #    it in the test's own thread, where nothing is refused. Suite: an async-loader renderer,
 #    the loader written as aiofiles-style code is.
 
+@pytest.mark.xfail(strict=True, reason="a limit (README, Known limits): as a generator, a coroutine of the test's that the model's code made runs later in the test's own code")
 def test_a_tests_coroutine_made_for_the_model_reads_the_golden_file_later(sandbox, scratch):
     files = {"arender.py": """
         def render(name, load, context):
@@ -206,6 +210,7 @@ def test_a_callbacks_assertion_run_through_the_tests_multiprocessing_threadpool_
 #    Suite: a fixture-file reader cached with lru_cache (suites cache fixture reads), used both
 #    for the expected output and as the loader handed to the renderer.
 
+@pytest.mark.xfail(strict=True, reason="a limit (README, Known limits): a test's callback returns to the model's code what it returns; a cached reader of the expected files hands them over without opening anything")
 def test_the_golden_file_from_the_tests_cached_loader(sandbox, scratch):
     files = {"render.py": """
         def render(name, load, context):
