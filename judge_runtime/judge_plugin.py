@@ -824,6 +824,7 @@ def _pool_submit(submit):
     return submitted
 
 
+rpc._policy.RUN_FOR_THE_MODEL = _for_the_model
 threading.Thread.start = _thread_start(threading.Thread.start)
 concurrent.futures.thread._WorkItem.__init__ = _work_item(concurrent.futures.thread._WorkItem.__init__)
 for _name in ("apply_async", "_map_async", "imap", "imap_unordered"):  # (apply, map, starmap come here)

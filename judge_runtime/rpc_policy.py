@@ -145,6 +145,25 @@ def _came_back(exc, qid: int) -> None:
             return
 
 
+# (judge) Methods of C objects the tests hand out that keep a callable and call it from C, catching
+# what it raises (sqlite3 turns a callback's AssertionError into its own OperationalError): a
+# callable the model's code registers there runs as the judge runs what the model asks of it
+# (RUN_FOR_THE_MODEL, set by judge_plugin: its failed assertions are kept).
+_C_CALLBACK_KEEPERS = {("sqlite3", "Connection"): frozenset({
+    "create_function", "create_window_function", "create_collation", "set_authorizer", "set_progress_handler",
+    "set_trace_callback"})}
+RUN_FOR_THE_MODEL = None
+
+
+def callbacks_for_the_model(target, name: str, args: tuple) -> tuple:
+    """(judge) The arguments of a method the model's code calls on a test's object, callables
+    wrapped where C code would call them and swallow their failures."""
+    t = type(target)
+    if RUN_FOR_THE_MODEL is None or name not in _C_CALLBACK_KEEPERS.get((t.__module__, t.__name__), ()):
+        return args
+    return tuple(RUN_FOR_THE_MODEL(a) if callable(a) and not isinstance(a, type) else a for a in args)
+
+
 # (judge) What the judge raises in a test's callback that the model's code must never catch: the
 # test's time ran out (judge_plugin.Overtime). It ends the exchange and reaches the test.
 NOT_FOR_THE_MODEL: tuple = ()

@@ -2,8 +2,6 @@
 false "solved", or the hidden tests reach the model's code)."""
 from __future__ import annotations
 
-import pytest
-
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
@@ -25,7 +23,6 @@ pytestmark = on_layers(RULE_LAYERS)
 #    passes. Suite: a CSV importer into a sqlite connection with a per-row callback that checks
 #    the rows are normalised (a plain run passes too: the judge claims to count such failures).
 
-@pytest.mark.xfail(strict=True, reason="open (README, Known limits): a test's failed assertion in its callback that judge-side C code catches (sqlite3 calls a function the model registered on a test's connection) never reaches the judge's hands; the kept-failure rule sees only what crosses to the worker or runs in a test's thread or pool")
 def test_a_callbacks_assertion_swallowed_by_the_tests_sqlite_connection(sandbox, scratch):
     files = {"importer.py": """
         def import_rows(conn, text, on_row):
