@@ -593,17 +593,17 @@ class Connection:
                 _policy.ran(target)
                 return result
             if guarded:
-                call_args = _policy.callbacks_for_the_model(target, name, call_args)
+                call_args, kwargs = _policy.callbacks_for_the_model(target, name, call_args, kwargs)
             return getattr(target, name)(*call_args, **kwargs)
         if op == "call":
             target, call_args, kwargs = args
             self._check_target(target, "call")
             if type(call_args) is not tuple or type(kwargs) is not dict or not all(type(k) is str for k in kwargs):
                 raise TypeError("malformed call")
-            if guarded and type(target).__name__ in ("builtin_function_or_method", "builtin_method"):
-                # conn.create_function(...), the method fetched first
-                call_args = _policy.callbacks_for_the_model(getattr(target, "__self__", None),
-                                                            getattr(target, "__name__", ""), call_args)
+            if guarded and (type(target) in (types.MethodType, types.BuiltinMethodType)
+                            or type(target).__name__ == "builtin_method"):  # conn.create_function(...), fetched first
+                call_args, kwargs = _policy.callbacks_for_the_model(getattr(target, "__self__", None),
+                                                                    getattr(target, "__name__", ""), call_args, kwargs)
             body = _policy.TEST_BODY if guarded else None
             if body is not None and body.is_the_tests_own(target):
                 result = body.call(target, call_args, kwargs)

@@ -145,23 +145,62 @@ def _came_back(exc, qid: int) -> None:
             return
 
 
-# (judge) Methods of C objects the tests hand out that keep a callable and call it from C, catching
-# what it raises (sqlite3 turns a callback's AssertionError into its own OperationalError): a
-# callable the model's code registers there runs as the judge runs what the model asks of it
-# (RUN_FOR_THE_MODEL, set by judge_plugin: its failed assertions are kept).
-_C_CALLBACK_KEEPERS = {("sqlite3", "Connection"): frozenset({
-    "create_function", "create_window_function", "create_collation", "set_authorizer", "set_progress_handler",
-    "set_trace_callback"})}
+# (judge) Methods of the tests' objects that keep a callable and call it later where its failure
+# is swallowed (sqlite3 turns a callback's AssertionError into its own OperationalError, a Future
+# logs what its done-callback raised, an ExitStack's exit callback may suppress the block's
+# failure): a callable the model's code registers there runs as the judge runs what the model asks
+# of it (RUN_FOR_THE_MODEL, set by judge_plugin: its failed assertions are kept); an aggregate
+# class's methods too; an exit callback that suppresses a test's failure keeps it.
+_SWALLOWERS = {
+    ("sqlite3", "Connection"): frozenset({"create_function", "create_window_function", "create_aggregate",
+                                          "create_collation", "set_authorizer", "set_progress_handler",
+                                          "set_trace_callback"}),
+    ("concurrent.futures._base", "Future"): frozenset({"add_done_callback"}),
+    ("_asyncio", "Future"): frozenset({"add_done_callback"}), ("_asyncio", "Task"): frozenset({"add_done_callback"}),
+    ("contextlib", "ExitStack"): frozenset({"push", "callback"}),
+}
 RUN_FOR_THE_MODEL = None
 
 
-def callbacks_for_the_model(target, name: str, args: tuple) -> tuple:
+class _MethodsForTheModel:
+    """An instance of the tests' aggregate class as sqlite sees it: each method runs for the model."""
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def __getattr__(self, name):
+        attr = getattr(self._obj, name)
+        return RUN_FOR_THE_MODEL(attr) if callable(attr) and RUN_FOR_THE_MODEL is not None else attr
+
+
+def _exit_for_the_model(exit_callback):
+    """An ExitStack exit callback: one that suppresses a test's failure keeps it."""
+    def exit_(exc_type, exc, tb):
+        suppressed = exit_callback(exc_type, exc, tb)
+        if suppressed and _is_test_failure(exc):
+            _keep_failure(exc)
+        return suppressed
+    return exit_
+
+
+def _for_the_model(target, name: str, value):
+    if not callable(value):
+        return value
+    if type(target).__name__ == "ExitStack":
+        return _exit_for_the_model(value) if name == "push" and not hasattr(value, "__exit__") else value
+    if isinstance(value, type) and name in ("create_aggregate", "create_window_function"):
+        return RUN_FOR_THE_MODEL(lambda *args: _MethodsForTheModel(value(*args)))
+    return RUN_FOR_THE_MODEL(value)
+
+
+def callbacks_for_the_model(target, name: str, args: tuple, kwargs: dict) -> tuple:
     """(judge) The arguments of a method the model's code calls on a test's object, callables
-    wrapped where C code would call them and swallow their failures."""
+    wrapped where the object would call them later and swallow their failures."""
     t = type(target)
-    if RUN_FOR_THE_MODEL is None or name not in _C_CALLBACK_KEEPERS.get((t.__module__, t.__name__), ()):
-        return args
-    return tuple(RUN_FOR_THE_MODEL(a) if callable(a) and not isinstance(a, type) else a for a in args)
+    if RUN_FOR_THE_MODEL is None or name not in _SWALLOWERS.get((t.__module__, t.__name__), ()):
+        return args, kwargs
+    return (tuple(_for_the_model(target, name, a) for a in args),
+            {k: _for_the_model(target, name, v) for k, v in kwargs.items()})
 
 
 # (judge) What the judge raises in a test's callback that the model's code must never catch: the

@@ -7,6 +7,8 @@ the model's code, the test fails), and the model's context manager entered on it
 (`stack.enter_context(cm)` with an `__exit__` that returns True: the body's failure is kept)."""
 from __future__ import annotations
 
+import pytest
+
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
@@ -65,6 +67,7 @@ def test_a_callback_passed_by_keyword_to_the_tests_sqlite_connection_is_swallowe
 #    name, impl)` takes a function or an aggregate class (as sqlite3 itself does), tested with
 #    an aggregate that checks the values the helper's `import_names` stored.
 
+@pytest.mark.xfail(strict=True, reason="open (README, Known limits): a test's class reaches the model's code as a proxy that is not a type (isinstance(impl, type) is False there), so this model registers it with create_function and the aggregate's check never runs; the test never checks that its check ran (a plain run passes too)")
 def test_a_tests_aggregate_class_registered_on_its_sqlite_connection_is_swallowed(sandbox, scratch):
     files = {"sqlhelpers.py": """
         def register(conn, name, impl, nargs=1):
