@@ -39,7 +39,8 @@ END_LAYERS = sorted({LAYERS[0], LAYERS[-1]}, key=LAYERS.index)
 # A rule of the judge on Python's own terms (what crosses, what a decorator may return): the
 # layer cannot change it, so it runs on one, the strongest this machine has (a Linux user's
 # default). Attacks through the system (processes, /proc, files, links) run on END_LAYERS.
-RULE_LAYERS = [COLD_LAYERS[-1]]
+# TDD_AGENT_RULES_ON_EVERY_LAYER=1 runs them on END_LAYERS too (before a release, after a change to the judge).
+RULE_LAYERS = END_LAYERS if os.environ.get("TDD_AGENT_RULES_ON_EVERY_LAYER") else [COLD_LAYERS[-1]]
 
 
 def on_layers(layers):
