@@ -144,6 +144,14 @@ def _leads_in(given: str, real: str) -> bool:
     return any(real.startswith(private) and not given.startswith(private) for private in _NO_LINK_INTO)
 
 
+def _counted(refusal: BaseException) -> None:
+    """A refusal of the audit hooks while the judge acts for the model's code: the test's failure,
+    whoever catches it, and never released as the error a test expects (rpc_policy.REFUSALS)."""
+    if rpc.acting_for_the_model():
+        rpc._policy.REFUSALS.add(refusal)
+        rpc._policy._keep_failure(refusal)
+
+
 def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
     """Before an open: where the path leads now. A link swapped in after this check (a race) is
     caught by _checked_open where the file is opened through open() or os.open()."""
@@ -153,10 +161,8 @@ def _refuse_links_into_the_judge(event: str, args: tuple) -> None:
         path = os.fsdecode(args[0])
         if _leads_in(os.path.abspath(path), os.path.realpath(path)):
             raise PermissionError(f"{path}: a link from outside leads into the judge's own files; refused")
-    except BaseException as refusal:  # (no frame of its own: the checks above count frames)
-        if rpc.acting_for_the_model():  # for the model's code: the test's failure, caught or not
-            rpc._policy.REFUSALS.add(refusal)
-            rpc._policy._keep_failure(refusal)
+    except BaseException as refusal:  # (no frame of its own around the checks: they count frames)
+        _counted(refusal)
         raise
 
 
@@ -375,10 +381,8 @@ def _refuse_for_the_model(event: str, args: tuple) -> None:
             for path in _paths(event, args):
                 if _private(path):
                     raise PermissionError(f"{path}: the judge's own files; refused while it acts for the model's code")
-    except BaseException as refusal:  # (no frame of its own: the checks above count frames)
-        if rpc.acting_for_the_model():  # for the model's code: the test's failure, caught or not
-            rpc._policy.REFUSALS.add(refusal)
-            rpc._policy._keep_failure(refusal)
+    except BaseException as refusal:  # (no frame of its own around the checks: they count frames)
+        _counted(refusal)
         raise
 
 
