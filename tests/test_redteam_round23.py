@@ -9,6 +9,23 @@ from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - s
 pytestmark = on_layers(RULE_LAYERS)
 
 
+# A CSV-to-sqlite importer's test: a per-row check callback, an in-memory connection.
+IMPORTER_TESTS = {"test_importer.py": """
+    import sqlite3
+    from importer import import_rows
+
+    def test_import_rows_hands_each_stripped_name_to_the_callback():
+        conn = sqlite3.connect(":memory:")
+        seen = []
+        def on_row(name):
+            seen.append(name)
+            assert name == name.strip()
+        import_rows(conn, "  Ann\\nBob  ", on_row)
+        assert len(seen) == 2
+        assert conn.execute("select count(*) from people").fetchone()[0] == 2
+"""}
+
+
 # ---------------------------------------------------------------------------------------------
 # 1. A test's failed assertion in its callback is swallowed by a test's sqlite3 connection.
 #    README (rule table): "a test's assert fails in a callback the model's code calls ... the
@@ -37,19 +54,6 @@ def test_a_callbacks_assertion_swallowed_by_the_tests_sqlite_connection(sandbox,
                     pass
             conn.commit()
     """}
-    tests = {"test_importer.py": """
-        import sqlite3
-        from importer import import_rows
-
-        def test_import_rows_hands_each_stripped_name_to_the_callback():
-            conn = sqlite3.connect(":memory:")
-            seen = []
-            def on_row(name):
-                seen.append(name)
-                assert name == name.strip()
-            import_rows(conn, "  Ann\\nBob  ", on_row)
-            assert len(seen) == 2
-            assert conn.execute("select count(*) from people").fetchone()[0] == 2
-    """}
+    tests = IMPORTER_TESTS
     assert plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)

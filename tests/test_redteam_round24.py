@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import RULE_LAYERS, on_layers
+from test_redteam_round23 import IMPORTER_TESTS
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
 # Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
@@ -39,20 +40,7 @@ def test_a_callback_passed_by_keyword_to_the_tests_sqlite_connection_is_swallowe
                     pass
             conn.commit()
     """}
-    tests = {"test_importer.py": """
-        import sqlite3
-        from importer import import_rows
-
-        def test_import_rows_hands_each_stripped_name_to_the_callback():
-            conn = sqlite3.connect(":memory:")
-            seen = []
-            def on_row(name):
-                seen.append(name)
-                assert name == name.strip()
-            import_rows(conn, "  Ann\\nBob  ", on_row)
-            assert len(seen) == 2
-            assert conn.execute("select count(*) from people").fetchone()[0] == 2
-    """}
+    tests = IMPORTER_TESTS
     assert plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)
 
