@@ -218,8 +218,7 @@ def test_ctrl_c_stops_the_batch_and_resume_finishes_only_what_is_not_done(clone)
         batch = subprocess.Popen([sys.executable, "run_task.py", "--batch", "batch_tasks", "--server", server.url,
                                   "--batch-id", "stopped", "--isolation", "basic"], cwd=clone, env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        transcript = clone / "runs" / "stopped" / "beta" / "transcript.jsonl"
-        wait_for(lambda: transcript.exists() and transcript.read_text().count('"llm_request"') == 2)
+        wait_for(lambda: server.served["beta"] == 2)  # the server holds the slow reply: the run waits mid-request
         batch.send_signal(signal.SIGINT)
         out, err = batch.communicate(timeout=120)
         assert batch.returncode == 1, out + err
@@ -244,8 +243,7 @@ def test_ctrl_c_stops_a_batch_started_with_sigint_ignored(clone):
         batch = subprocess.Popen([*SIGINT_IGNORED, sys.executable, "run_task.py", "--batch", "batch_tasks", "--server",
                                   server.url, "--batch-id", "ignored", "--isolation", "basic"], cwd=clone, env=env,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        transcript = clone / "runs" / "ignored" / "beta" / "transcript.jsonl"
-        wait_for(lambda: transcript.exists() and transcript.read_text().count('"llm_request"') == 2)
+        wait_for(lambda: server.served["beta"] == 2)  # the server holds the slow reply: the run waits mid-request
         batch.send_signal(signal.SIGINT)
         try:
             out, err = batch.communicate(timeout=60)
