@@ -4,6 +4,7 @@ does not support are listed with why, and must keep failing (strict), so the REA
 limits stays true. One layer: what is checked here lives in the judge, not in the sandbox."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -39,10 +40,58 @@ def _write(folder: Path, files: dict[str, str]) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=UNSUPPORTED[n], strict=True))
-                                  if n in UNSUPPORTED else n for n in CASES])
-def test_an_ordinary_suite_passes_judged_as_it_passes_plain(sandbox, scratch, name):
+def _module_names(files: dict[str, str]) -> set[str]:
+    return {rel.split("/")[0].removesuffix(".py") for rel in files}
+
+
+def _sessions(names: list[str], size: int = 9) -> list[list[str]]:
+    """The cases, grouped to share a session (a plain one, a judged one) where no two name the same
+    module and none configures pytest: a judge started per case was most of this file's time."""
+    groups: list[tuple[list[str], set[str]]] = []
+    for name in names:
+        files, tests, _ = CASES[name]
+        own = _module_names({**files, **tests})
+        alone = bool(own & {"conftest", "pytest", "setup", "pyproject", "tox"})
+        group = None if alone else next((g for g in groups if len(g[0]) < size and not g[1] & own), None)
+        if group is None:
+            groups.append(([name], own | ({"conftest"} if alone else set())))
+        else:
+            group[0].append(name)
+            group[1].update(own)
+    return [names for names, _ in groups]
+
+
+def _passed_judged(record: dict, tests: dict[str, str]) -> bool:
+    """Every item of these test files passed in the judge's own record, and there was one."""
+    files = set(tests)
+    mine = [outcome for nodeid, outcome in record["outcomes"].items() if nodeid.split("::")[0] in files]
+    errors = [e for e in record["collection_errors"] if e.split("::")[0].split(" ")[0] in files]
+    return bool(mine) and all(outcome == "passed" for outcome in mine) and not errors
+
+
+def _judged_alone(sandbox, scratch: Path, name: str) -> dict:
     files, tests, what = CASES[name]
-    assert sandbox.run_pytest(_write(scratch / "plain", {**files, **tests}), scratch / "plain-scratch").ok, what
-    result = judged(sandbox, scratch, files, tests)  # (run again if the machine's load made a fork fail)
-    assert result["ok"], f"{what}\n{result['output']}"
+    assert sandbox.run_pytest(_write(scratch / name / "plain", {**files, **tests}), scratch / name / "ps").ok, what
+    return judged(sandbox, scratch / name, files, tests)  # (run again if the machine's load made a fork fail)
+
+
+@pytest.mark.parametrize("names", _sessions([n for n in CASES if n not in UNSUPPORTED]),
+                         ids=lambda names: f"{names[0]}+{len(names) - 1}")
+def test_ordinary_suites_pass_judged_as_they_pass_plain(sandbox, scratch, names):
+    """The cases of one session pass plain together, then judged together; a case that does not
+    pass there is judged again alone (another case's code must not decide it), and must pass."""
+    files = {rel: text for n in names for rel, text in CASES[n][0].items()}
+    tests = {rel: text for n in names for rel, text in CASES[n][1].items()}
+    plain = sandbox.run_pytest(_write(scratch / "plain", {**files, **tests}), scratch / "plain-scratch")
+    assert plain.ok, plain.output
+    judged(sandbox, scratch, files, tests)
+    record = json.loads((scratch / "judge" / "record.json").read_text())
+    again = {n: _judged_alone(sandbox, scratch, n) for n in names if not _passed_judged(record, CASES[n][1])}
+    failed = {n: result for n, result in again.items() if not result["ok"]}
+    assert not failed, "\n\n".join(f"{n}: {CASES[n][2]}\n{result['output']}" for n, result in failed.items())
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=why, strict=True))
+                                  for n, why in UNSUPPORTED.items()])
+def test_an_unsupported_suite_still_fails_judged(sandbox, scratch, name):
+    assert _judged_alone(sandbox, scratch, name)["ok"], CASES[name][2]
