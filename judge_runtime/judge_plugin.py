@@ -12,7 +12,9 @@ from __future__ import annotations
 import builtins
 import concurrent.futures.thread
 import ctypes
+import dis
 import fnmatch
+import gc
 import importlib.machinery
 import importlib.util
 import inspect
@@ -1222,7 +1224,9 @@ def _neutral_tmp_path(request, factory):
     return factory.mktemp("test", numbered=True)
 
 
-import _pytest.runner  # noqa: E402 (pytest's own: loaded already)
+import _pytest.assertion.rewrite  # noqa: E402 (pytest's own: loaded already)
+import _pytest.outcomes  # noqa: E402
+import _pytest.runner  # noqa: E402
 import _pytest.skipping  # noqa: E402
 import _pytest.tmpdir  # noqa: E402
 
@@ -1411,11 +1415,27 @@ _MISSING = object()
 # The tests' own functions that ran while the tests loaded (a test factory, a class body made in
 # one): what they define is made at import; a test among it must be collected (_made_and_lost).
 _RAN_AT_IMPORT: set = set()
+# What such a function returned when it is, or holds, a function it made (`return check`, maybe
+# under a decorator: `property(check)`): bound to a test's name, it must be collected (_made_and_lost).
+_MADE_AT_IMPORT: dict[int, object] = {}
 
 
 def _note_import_calls(frame, event, arg):
-    if event == "call" and frame.f_code.co_filename.startswith(TESTS_DIR + os.sep):
-        _RAN_AT_IMPORT.add(frame.f_code)
+    code = frame.f_code
+    if not code.co_filename.startswith(TESTS_DIR + os.sep):
+        return
+    if event == "call":
+        _RAN_AT_IMPORT.add(code)
+    elif event == "return" and code.co_flags & inspect.CO_NEWLOCALS and _holds_one_it_made(arg, code):
+        _MADE_AT_IMPORT[id(arg)] = arg
+
+
+def _holds_one_it_made(value, code) -> bool:
+    made = {c for c in code.co_consts if isinstance(c, types.CodeType)}
+    if not made or isinstance(value, (type, list, tuple, dict, set, frozenset)):
+        return False  # data a factory returns (a table of cases) is no test
+    inside = [value] if type(value) is types.FunctionType else gc.get_referents(value)
+    return any(type(f) is types.FunctionType and f.__code__ in made for f in inside)
 
 
 def _item_codes(item) -> set:
@@ -1447,14 +1467,129 @@ def _made_and_lost(session) -> list[str]:
                     (os.path.realpath(made.co_filename), made.co_qualname) not in collected:
                 wrong.add(f"{os.path.relpath(made.co_filename, str(config.rootpath))}::{made.co_qualname}: a test "
                           f"made while the tests loaded, never collected")
+    names = {(os.path.realpath(str(item.path)), getattr(item.cls, "__qualname__", ""), getattr(item, "originalname", item.name))
+             for item in session.items}
+    for module in list(sys.modules.values()):
+        path = os.path.realpath(getattr(module, "__file__", None) or "")
+        if not path.startswith(TESTS_DIR + os.sep):
+            continue
+        spaces = [("", vars(module))] + [(v.__qualname__, vars(v)) for k, v in vars(module).items()
+                                         if isinstance(v, type) and _matches(config, "python_classes", k)]
+        for owner, space in spaces:
+            wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: a test "
+                         f"a function of the tests made while they loaded, never collected"
+                         for name, value in list(space.items()) if _matches(config, "python_functions", name)
+                         and _MADE_AT_IMPORT.get(id(value)) is value and (path, owner, name) not in names)
     return sorted(wrong)
 
 
 sys.setprofile(_note_import_calls)
 
 
+# -- a test's failed check counts wherever it is caught, but by the tests' own code ----------------
+# The tests' failed `assert`s (pytest rewrites them to `raise AssertionError(...)`, a name looked up
+# in the module: every module of the tests is rewritten and gets the class below) and their
+# pytest.fail() are recorded; at the end of each phase of a test, a recorded one that is not the
+# phase's failure and that other code caught (an event loop's callback runner, a Future's
+# callbacks, sqlite3's C code, the model's code) fails the test. The tests' own `except`, `with
+# pytest.raises`, pytest.raises(f) and unittest's assertRaises(f) are theirs to catch with.
+_CHECKS_FAILED: list = []
+_CATCHERS_OF_THE_TESTS = tuple(os.sep + os.path.join(*parts) for parts in (
+    ("_pytest", "raises.py"), ("_pytest", "python_api.py"), ("unittest", "case.py")))
+
+
+def _of_the_tests(code) -> bool:
+    return code.co_filename.startswith(TESTS_DIR + os.sep)
+
+
+def _raises_it(frame) -> bool:
+    """Whether the frame raises what it is making now (`raise AssertionError(...)`), not keeping it."""
+    after = (i for i in dis.get_instructions(frame.f_code) if i.offset > frame.f_lasti and i.opname != "EXTENDED_ARG")
+    return next((i.opname for i in after), None) == "RAISE_VARARGS"
+
+
+class _TestsAssertionError(AssertionError):
+    """AssertionError as the tests' own code raises it: recorded. It looks and crosses as the builtin."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        frame = sys._getframe(1)
+        if _of_the_tests(frame.f_code) and _raises_it(frame):
+            _CHECKS_FAILED.append(self)
+
+    def __reduce__(self):
+        return AssertionError, self.args
+
+    def with_traceback(self, tb):  # unittest's assertRaises drops it: where it was caught is kept
+        if tb is None and self.__traceback__ is not None:
+            self.__dict__["__caught_at__"] = self.__traceback__
+        return super().with_traceback(tb)
+
+
+_TestsAssertionError.__name__ = _TestsAssertionError.__qualname__ = "AssertionError"
+_TestsAssertionError.__module__ = "builtins"
+rpc._BUILTIN_TYPE_NAMES[id(_TestsAssertionError)] = "AssertionError"
+_failed_init = _pytest.outcomes.Failed.__init__
+
+
+def _recorded_failed_init(self, *args, **kwargs):
+    _failed_init(self, *args, **kwargs)
+    frame = sys._getframe(1)
+    while frame is not None and os.sep + "_pytest" + os.sep in frame.f_code.co_filename:
+        frame = frame.f_back
+    if frame is not None and _of_the_tests(frame.f_code):  # pytest.fail() in the tests' code
+        _CHECKS_FAILED.append(self)
+
+
+_pytest.outcomes.Failed.__init__ = _recorded_failed_init
+_should_rewrite = _pytest.assertion.rewrite.AssertionRewritingHook._should_rewrite
+
+
+def _rewrite_every_module_of_the_tests(self, name, fn, state):
+    return fn.startswith(TESTS_DIR + os.sep) or _should_rewrite(self, name, fn, state)
+
+
+_pytest.assertion.rewrite.AssertionRewritingHook._should_rewrite = _rewrite_every_module_of_the_tests
+
+
+def _record_the_tests_checks() -> None:
+    _CHECKS_FAILED.clear()
+    for module in list(sys.modules.values()):
+        if (getattr(module, "__file__", None) or "").startswith(TESTS_DIR + os.sep):
+            vars(module).setdefault("AssertionError", _TestsAssertionError)
+
+
+def _caught_by(check) -> str | None:
+    """Where a failed check of the tests was caught, when not by the tests' own code (else None)."""
+    tb = check.__traceback__ or check.__dict__.get("__caught_at__")
+    if tb is None:
+        return "C code, which kept no trace of it"
+    code = tb.tb_frame.f_code
+    if _of_the_tests(code):  # the tests' frame went on after it (it caught it), or ended with it (C code called it)
+        return None if tb.tb_frame.f_lasti != tb.tb_lasti else f"the C code that called {code.co_qualname}"
+    if code.co_filename.endswith(_CATCHERS_OF_THE_TESTS):
+        return None
+    return f"{code.co_qualname} ({os.path.basename(code.co_filename)}:{tb.tb_lineno})"
+
+
+def _checks_swallowed(call) -> list[tuple]:
+    """(check, where it was caught) for each failed check of the tests in this phase that is not its
+    failure and that code other than the tests' caught."""
+    recorded = list(_CHECKS_FAILED)
+    _CHECKS_FAILED.clear()
+    reported, error = set(), call.excinfo.value if call.excinfo is not None else None
+    for _ in range(64):
+        if error is None:
+            break
+        reported.add(id(error))
+        error = error.__cause__ or error.__context__
+    found = [(check, _caught_by(check)) for check in recorded if id(check) not in reported]
+    return [(check, where) for check, where in found if where is not None]
+
+
 def pytest_collection_finish(session):
     sys.setprofile(None)
+    _record_the_tests_checks()
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     for why in _tests_not_theirs(session) + _made_and_lost(session):
         RECORD.collection_errors.append(why)
@@ -1521,6 +1656,7 @@ def pytest_runtest_makereport(item, call):
     finally:
         _REPORTING = False
     kept = rpc.failures_kept_by_the_model()
+    swallowed = _checks_swallowed(call)
     report = outcome.get_result()
     error = call.excinfo.value if call.excinfo is not None else None
     for _ in range(8):  # the model's traceback, for the reader (never a note that `match=` would search)
@@ -1538,6 +1674,11 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = ("the test's own check failed inside the model's code, which did not let it through "
                            f"(it counts all the same):\n{type(kept[0]).__name__}: {kept[0]}")
+    elif swallowed and report.passed:
+        check, where = swallowed[0]
+        report.outcome = "failed"
+        report.longrepr = (f"the test's own check failed and was caught by {where}, not by the tests (it counts "
+                           f"all the same):\n{type(check).__name__}: {check}")
 
 
 @pytest.hookimpl(tryfirst=True)

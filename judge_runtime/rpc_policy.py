@@ -158,8 +158,15 @@ _SWALLOWERS = {
     ("concurrent.futures._base", "Future"): frozenset({"add_done_callback"}),
     ("_asyncio", "Future"): frozenset({"add_done_callback"}), ("_asyncio", "Task"): frozenset({"add_done_callback"}),
     ("contextlib", "ExitStack"): frozenset({"push", "callback"}),
+    ("contextlib", "AsyncExitStack"): frozenset({"push", "callback"}),
 }
 RUN_FOR_THE_MODEL = None
+# (judge) Methods that take away what a test registered on its object to run later (its checks):
+# refused to the model's code, whose helper would otherwise drop the test's exit check unseen.
+_TAKERS = {
+    ("contextlib", "ExitStack"): frozenset({"pop_all"}), ("contextlib", "AsyncExitStack"): frozenset({"pop_all"}),
+    ("_asyncio", "Future"): frozenset({"remove_done_callback"}), ("_asyncio", "Task"): frozenset({"remove_done_callback"}),
+}
 
 
 class _MethodsForTheModel:
@@ -186,7 +193,7 @@ def _exit_for_the_model(exit_callback):
 def _for_the_model(target, name: str, value):
     if not callable(value):
         return value
-    if type(target).__name__ == "ExitStack":
+    if type(target).__name__ in ("ExitStack", "AsyncExitStack"):
         return _exit_for_the_model(value) if name == "push" and not hasattr(value, "__exit__") else value
     if isinstance(value, type) and name in ("create_aggregate", "create_window_function"):
         return RUN_FOR_THE_MODEL(lambda *args: _MethodsForTheModel(value(*args)))
@@ -197,6 +204,9 @@ def callbacks_for_the_model(target, name: str, args: tuple, kwargs: dict) -> tup
     """(judge) The arguments of a method the model's code calls on a test's object, callables
     wrapped where the object would call them later and swallow their failures."""
     t = type(target)
+    if name in _TAKERS.get((t.__module__, t.__name__), ()):
+        raise Refused(f"{t.__name__}.{name}: what a test registered on its {t.__name__} stays there (the model's "
+                      f"code may not take a test's checks away)")
     if RUN_FOR_THE_MODEL is None or name not in _SWALLOWERS.get((t.__module__, t.__name__), ()):
         return args, kwargs
     return (tuple(_for_the_model(target, name, a) for a in args),

@@ -403,6 +403,42 @@ CASES = {
                          "    assert isinstance(ver.bump, types.FunctionType) and not inspect.isclass(ver.bump)\n"},
         "inspect.getmembers(module, inspect.isfunction) lists the model's functions (semver's docstring test: "
         "20 parametrized items became one skip 'got empty parameter set')"),
+    # -- the tests catch their own failed checks (the judge counts those other code catches) ------
+    "tests_catch_their_own_failed_checks": (
+        {"counter.py": "class Counter:\n    value = 0\n\n    def tick(self):\n        self.value += 1\n"},
+        {"test_counter.py": "import pytest\nfrom counter import Counter\n\n"
+                            "def eventually(check, tries=5):\n    for _ in range(tries):\n        try:\n"
+                            "            return check()\n        except AssertionError:\n            pass\n"
+                            "    check()\n\n"
+                            "def assert_positive(x):\n    assert x > 0\n\n"
+                            "def test_counts_up():\n    c = Counter()\n    def reached():\n        c.tick()\n"
+                            "        assert c.value >= 3\n    eventually(reached)\n\n"
+                            "def test_the_helper_fails_as_it_should():\n    with pytest.raises(AssertionError):\n"
+                            "        assert_positive(-1)\n    pytest.raises(AssertionError, assert_positive, -2)\n"
+                            "    with pytest.raises(pytest.fail.Exception):\n        pytest.fail('checked')\n"},
+        "a polling helper of the tests that catches its check's AssertionError until it holds, pytest.raises "
+        "around the tests' own assertion helper (function and context manager), pytest.fail caught by the test"),
+    "tests_helper_module_and_unittest_catch_checks": (
+        {"counter.py": "class Counter:\n    value = 0\n\n    def tick(self):\n        self.value += 1\n"},
+        {"waiting.py": "def wait_until(check, tries=5):\n    for _ in range(tries):\n        try:\n"
+                       "            check()\n            return True\n        except AssertionError:\n"
+                       "            pass\n    return False\n",
+         "test_waiting.py": "import unittest\nfrom counter import Counter\nfrom waiting import wait_until\n\n"
+                            "class TestCounter(unittest.TestCase):\n    def check_three(self, c):\n"
+                            "        c.tick()\n        assert c.value >= 3\n\n    def test_polled(self):\n"
+                            "        c = Counter()\n        self.assertTrue(wait_until(lambda: self.check_three(c)))\n\n"
+                            "    def test_check_fails_early(self):\n"
+                            "        self.assertRaises(AssertionError, self.check_three, Counter())\n"},
+        "a helper module of the tests (not a test file: its plain `assert`s) and unittest's assertRaises(f) catch "
+        "the tests' failed checks"),
+    "tests_callback_failure_comes_back_through_the_model": (
+        {"apply.py": "def apply_all(f, values):\n    return [f(v) for v in values]\n"},
+        {"test_apply.py": "import pytest\nfrom apply import apply_all\n\n"
+                          "def positive(x):\n    assert x > 0, 'not positive'\n    return x\n\n"
+                          "def test_a_callbacks_failure_reaches_the_caller():\n"
+                          "    with pytest.raises(AssertionError, match='not positive'):\n"
+                          "        apply_all(positive, [1, -1])\n    assert apply_all(positive, [1, 2]) == [1, 2]\n"},
+        "the test's callback fails inside the model's code, which lets it through: the test expects it"),
     # -- the suite as a whole ---------------------------------------------------------------------
     "one_module_error_stops_suite": (
         {"shapes.py": "class Shape:\n    pass\n\ndef area():\n    return 1\n"},

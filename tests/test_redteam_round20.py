@@ -172,7 +172,6 @@ def test_a_refusal_in_a_tests_callback_is_swallowed_by_a_glob(sandbox, scratch):
 #    made tests bind property objects, pytest collects nothing there, _made_and_lost skips
 #    `check`: the easy test passes, "solved". Suite: round 16's factory, inner function `check`.
 
-@pytest.mark.xfail(strict=True, reason="open (README, Known limits): a builtin the model's module names as the decorator (timed = property) on a factory's inner function that pytest would not collect by its own name (def check), bound to a test name by assignment, is never handed to the model's code and vanishes unseen")
 def test_a_factory_test_named_check_vanishes_under_a_builtin_decorator(sandbox, scratch):
     files = {"mylib.py": """
         timed = property      # crosses as the judge's own `property`
