@@ -33,6 +33,8 @@ import sys
 import threading
 import time
 import types
+import unittest
+import unittest.mock
 
 import pytest
 
@@ -1502,20 +1504,47 @@ def _of_the_tests(code) -> bool:
     return code.co_filename.startswith(TESTS_DIR + os.sep)
 
 
+def _ops_from(frame, offset: int) -> list:
+    """The names of the instructions of the frame's code from `offset` on (a few)."""
+    return [i.opname for i in dis.get_instructions(frame.f_code) if i.offset >= offset
+            and i.opname != "EXTENDED_ARG"][:3] + [None, None, None]
+
+
 def _raises_it(frame) -> bool:
-    """Whether the frame raises what it is making now (`raise AssertionError(...)`), not keeping it."""
-    after = (i for i in dis.get_instructions(frame.f_code) if i.offset > frame.f_lasti and i.opname != "EXTENDED_ARG")
-    return next((i.opname for i in after), None) == "RAISE_VARARGS"
+    """Whether the frame raises what it is making now (`raise AssertionError(...)`, `... from e`, a
+    bare `raise AssertionError`), not keeping it."""
+    ops = _ops_from(frame, frame.f_lasti)
+    return ops[0] == "RAISE_VARARGS" or ops[1] == "RAISE_VARARGS" or \
+        (str(ops[1]).startswith("LOAD_") and ops[2] == "RAISE_VARARGS")
+
+
+def _ended_raising(frame, tb) -> bool:
+    """Whether the tests' frame a failure is traced to ended with it (a C caller caught it): it
+    stopped where it raised, or in a raise (a `finally:` re-raising it), not in a handler of its own."""
+    return frame.f_lasti == tb.tb_lasti or _ops_from(frame, frame.f_lasti)[0] in ("RERAISE", "RAISE_VARARGS")
+
+
+_ASSERTING_LIBRARIES = (os.sep + "_pytest" + os.sep, os.sep + "unittest" + os.sep)
+
+
+def _record_if_the_tests(failure, frame) -> None:
+    """Record a failure the frame makes, if it raises it for the tests' own code: their `assert`,
+    or pytest.fail() / a unittest assertion (self.assertEqual ...) they call."""
+    if not _raises_it(frame):
+        return
+    while frame is not None and any(part in frame.f_code.co_filename for part in _ASSERTING_LIBRARIES):
+        frame = frame.f_back
+    if frame is not None and _of_the_tests(frame.f_code):
+        _CHECKS_FAILED.append(failure)
 
 
 class _TestsAssertionError(AssertionError):
-    """AssertionError as the tests' own code raises it: recorded. It looks and crosses as the builtin."""
+    """AssertionError as the tests' own code raises it (also unittest's failureException): recorded.
+    It looks and crosses as the builtin."""
 
     def __init__(self, *args):
         super().__init__(*args)
-        frame = sys._getframe(1)
-        if _of_the_tests(frame.f_code) and _raises_it(frame):
-            _CHECKS_FAILED.append(self)
+        _record_if_the_tests(self, sys._getframe(1))
 
     def __reduce__(self):
         return AssertionError, self.args
@@ -1534,22 +1563,40 @@ _failed_init = _pytest.outcomes.Failed.__init__
 
 def _recorded_failed_init(self, *args, **kwargs):
     _failed_init(self, *args, **kwargs)
-    frame = sys._getframe(1)
-    while frame is not None and os.sep + "_pytest" + os.sep in frame.f_code.co_filename:
-        frame = frame.f_back
-    if frame is not None and _of_the_tests(frame.f_code):  # pytest.fail() in the tests' code
-        _CHECKS_FAILED.append(self)
+    _record_if_the_tests(self, sys._getframe(1))
 
 
 _pytest.outcomes.Failed.__init__ = _recorded_failed_init
+if unittest.TestCase.failureException is AssertionError:
+    unittest.TestCase.failureException = _TestsAssertionError
+unittest.mock.AssertionError = _TestsAssertionError  # type: ignore[attr-defined]  # (mock.assert_called_with ...)
 _should_rewrite = _pytest.assertion.rewrite.AssertionRewritingHook._should_rewrite
+
+
+_exec_module = _pytest.assertion.rewrite.AssertionRewritingHook.exec_module
+_early_rewrite_bailout = _pytest.assertion.rewrite.AssertionRewritingHook._early_rewrite_bailout
+
+
+def _bail_out_unless_the_tests(self, name, state):
+    """pytest's quick skip of a module by its name, but never of one in the tests' folder (`helpers`)."""
+    where = os.path.join(TESTS_DIR, *name.split("."))
+    return not (os.path.isfile(where + ".py") or os.path.isdir(where)) and _early_rewrite_bailout(self, name, state)
 
 
 def _rewrite_every_module_of_the_tests(self, name, fn, state):
     return fn.startswith(TESTS_DIR + os.sep) or _should_rewrite(self, name, fn, state)
 
 
+def _exec_a_module_of_the_tests(self, module):
+    """A module of the tests (also one a test imports late) gets the recording AssertionError."""
+    if (getattr(module, "__file__", None) or "").startswith(TESTS_DIR + os.sep):
+        vars(module).setdefault("AssertionError", _TestsAssertionError)
+    return _exec_module(self, module)
+
+
 _pytest.assertion.rewrite.AssertionRewritingHook._should_rewrite = _rewrite_every_module_of_the_tests
+_pytest.assertion.rewrite.AssertionRewritingHook.exec_module = _exec_a_module_of_the_tests
+_pytest.assertion.rewrite.AssertionRewritingHook._early_rewrite_bailout = _bail_out_unless_the_tests
 
 
 def _record_the_tests_checks() -> None:
@@ -1566,9 +1613,13 @@ def _caught_by(check) -> str | None:
         return "C code, which kept no trace of it"
     code = tb.tb_frame.f_code
     if _of_the_tests(code):  # the tests' frame went on after it (it caught it), or ended with it (C code called it)
-        return None if tb.tb_frame.f_lasti != tb.tb_lasti else f"the C code that called {code.co_qualname}"
-    if code.co_filename.endswith(_CATCHERS_OF_THE_TESTS):
-        return None
+        return f"the C code that called {code.co_qualname}" if _ended_raising(tb.tb_frame, tb) else None
+    if code.co_filename.endswith(_CATCHERS_OF_THE_TESTS):  # pytest.raises(E, f), assertRaises(E, f): by whom?
+        caller = tb.tb_frame
+        while caller is not None and caller.f_code.co_filename.endswith(_CATCHERS_OF_THE_TESTS):
+            caller = caller.f_back
+        if caller is not None and _of_the_tests(caller.f_code):
+            return None
     return f"{code.co_qualname} ({os.path.basename(code.co_filename)}:{tb.tb_lineno})"
 
 

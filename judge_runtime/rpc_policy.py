@@ -344,7 +344,29 @@ def _check_target(conn, obj, op: str = "use") -> None:
                               f"model's code (they lead to the hooks that decide the verdict)")
     if op != "call" and _test_case(conn, obj):
         raise PermissionError("an instance of a test class is the test's own state: the model's code may "
-                              "call the bound methods it was handed, nothing else")
+                              "call the bound methods it was handed, and unittest's own assertions, nothing else")
+
+
+def unittest_assertion(obj, name) -> bool:
+    """(judge) unittest's own assertion (`assertCountEqual`, `fail` ...) on a TestCase the tests
+    handed out, not one the test class replaced: the model's code may call it (six.assertCountEqual(self, ...))."""
+    unittest = sys.modules.get("unittest")
+    if unittest is None or type(name) is not str or not name.startswith(("assert", "fail")) \
+            or not isinstance(obj, unittest.TestCase):
+        return False
+    own = unittest.TestCase.__dict__.get(name)
+    return callable(own) and _class_attribute(type(obj), name) is own
+
+
+def _class_attribute(cls, name):
+    for klass in type.__getattribute__(cls, "__mro__"):
+        found = type.__getattribute__(klass, "__dict__").get(name, _ABSENT)
+        if found is not _ABSENT:
+            return found
+    return None
+
+
+_ABSENT = object()
 
 
 def _pickle_for_the_model(conn, obj) -> bytes:

@@ -94,13 +94,14 @@ def _namedtuple_fields(t, size):
 _namedtuple_classes: dict = {}
 
 
-def _namedtuple_class(name: str, fields: tuple, module: str):
+def _namedtuple_class(name: str, fields: tuple, module: str, origin=None):
     """A local tuple subclass with named fields (built without exec): equality stays tuple's.
-    `module` is the one it says it comes from (rpc's, the module a test can see)."""
-    key = (name, fields, module)
+    `module` is the one it says it comes from (rpc's, the module a test can see); `origin` the
+    other side's handle of the class it stands for (handed back, it is that class again)."""
+    key = (name, fields, module, origin)
     cls = _namedtuple_classes.get(key)
     if cls is None:
-        namespace = {"__slots__": (), "_fields": fields, "__module__": module,
+        namespace = {"__slots__": (), "_fields": fields, "__module__": module, "_rpc_origin": origin,
                      "__repr__": lambda self: f"{name}({', '.join(f'{f}={v!r}' for f, v in zip(fields, self))})"}
         for i, field in enumerate(fields):
             namespace[field] = property(operator.itemgetter(i))
@@ -229,10 +230,15 @@ def _dec_placeholder(kind):
                    and len(fields) == len(items) and len(set(fields)) == len(fields)
                    and all(type(f) is str and f.isidentifier() and not f.startswith("_") for f in fields),
                    "named tuple")
-            if any(hasattr(tuple, f) for f in fields):  # a field `index` or `count` would answer tuple's own methods
+            origin = data.get("o")
+            _check(origin is None or (type(origin) is int and origin > 0), "named tuple class")
+            mine = conn._objects.get(origin) if origin is not None and not conn.guarded else None
+            if isinstance(mine, type) and issubclass(mine, tuple) and _namedtuple_fields(mine, len(items)) == fields:
+                obj = tuple.__new__(mine, items)  # the model's own named tuple, handed back
+            elif any(hasattr(tuple, f) for f in fields):  # a field `index` or `count` would answer tuple's own methods
                 obj = tuple(items)
             else:
-                obj = _namedtuple_class(name, tuple(fields), type(conn).__module__)(items)
+                obj = _namedtuple_class(name, tuple(fields), type(conn).__module__, origin)(items)
         else:
             obj = tuple(items) if kind == "tuple" else frozenset(items)
         memo.objs[index] = obj
@@ -327,6 +333,28 @@ def _dec_type(conn, data, memo):
     return cls
 
 
+def _enc_namespace(conn, obj, memo):
+    """An argparse.Namespace or types.SimpleNamespace of the model's code: by value, as the judge's
+    own class (a test compares what `parse_args` returned with a Namespace of its own). A test's
+    namespace stays the test's, by reference: the model's code may set attributes on it."""
+    attrs = getattr(obj, "__dict__", None)
+    if conn.guarded or type(attrs) is not dict or not all(type(k) is str for k in attrs):
+        return None
+    return {"$": "namespace", "c": type(obj).__module__, "v": [[k, conn._enc(v, memo)] for k, v in dict.items(attrs)]}
+
+
+def _dec_namespace(conn, data, memo):
+    import argparse
+    import types
+    module, items = data.get("c"), data.get("v")
+    _check(module in ("argparse", "types") and type(items) is list, "namespace")
+    made = argparse.Namespace() if module == "argparse" else types.SimpleNamespace()
+    for entry in items:
+        _check(type(entry) is list and len(entry) == 2 and type(entry[0]) is str, "namespace attribute")
+        made.__dict__[entry[0]] = conn._dec(entry[1], memo)
+    return made
+
+
 _VALUE_ENCODERS = {
     bytes: lambda conn, obj, memo: {"$": "bytes", "v": obj.hex()},
     complex: lambda conn, obj, memo: {"$": "complex", "v": [conn._enc(obj.real, memo), conn._enc(obj.imag, memo)]},
@@ -341,6 +369,7 @@ _LAZY_ENCODERS = {
     ("datetime", "time"): _enc_moment("time"),
     ("datetime", "timedelta"): lambda conn, obj, memo: {"$": "timedelta", "v": [obj.days, obj.seconds, obj.microseconds]},
     ("decimal", "Decimal"): lambda conn, obj, memo: {"$": "decimal", "v": str(obj)},
+    ("argparse", "Namespace"): _enc_namespace, ("types", "SimpleNamespace"): _enc_namespace,
     ("fractions", "Fraction"): lambda conn, obj, memo: {"$": "fraction", "v": [conn._enc(obj.numerator, memo),
                                                                               conn._enc(obj.denominator, memo)]},
     **{("pathlib", name): (lambda conn, obj, memo: {"$": "path", "c": type(obj).__name__, "v": str(obj)})

@@ -439,6 +439,173 @@ CASES = {
                           "    with pytest.raises(AssertionError, match='not positive'):\n"
                           "        apply_all(positive, [1, -1])\n    assert apply_all(positive, [1, 2]) == [1, 2]\n"},
         "the test's callback fails inside the model's code, which lets it through: the test expects it"),
+    "unittest_checks_caught_by_the_test": (
+        {"counter.py": "def count(items):\n    return len(items)\n"},
+        {"test_unittest_checks.py": "import unittest\nfrom counter import count\n\n"
+                                    "class TestCount(unittest.TestCase):\n    def test_polls_its_check(self):\n"
+                                    "        items = []\n        for _ in range(5):\n            items.append(1)\n"
+                                    "            try:\n                self.assertEqual(count(items), 3)\n"
+                                    "                break\n            except AssertionError:\n                continue\n"
+                                    "        self.assertEqual(count(items), 3)\n\n"
+                                    "    def test_a_failing_check_is_expected(self):\n"
+                                    "        with self.assertRaises(AssertionError):\n"
+                                    "            self.assertEqual(count([1]), 2)\n"},
+        "unittest assertions the test catches itself (a poll, assertRaises as a context manager)"),
+    "model_sees_a_tests_class_as_a_class": (
+        {"registry.py": "def kind(impl):\n    if isinstance(impl, type):\n        return 'class'\n"
+                        "    return 'function' if callable(impl) else 'value'\n\n"
+                        "def make(impl):\n    return impl() if isinstance(impl, type) else impl\n"},
+        {"test_registry.py": "from registry import kind, make\n\nclass Handler:\n    name = 'h'\n\n"
+                             "def test_kinds():\n    assert kind(Handler) == 'class'\n"
+                             "    assert kind(lambda: 1) == 'function' and kind(3) == 'value'\n"
+                             "    assert isinstance(make(Handler), Handler)\n"},
+        "the model's code asks isinstance(impl, type) of a test's class (a registry taking a class or a function)"),
+    # -- found on the real suites' judged failures (basic layer) ----------------------------------
+    "except_base_of_model_exception": (
+        {"errors.py": "class ParseError(ValueError):\n    pass\n\nclass IncompleteError(ParseError):\n    pass\n\n"
+                      "def parse(text):\n    raise IncompleteError('incomplete: ' + text)\n"},
+        {"test_errors.py": "import pytest\nimport errors\n\ndef test_base_catches_subclass():\n"
+                           "    try:\n        errors.parse('x')\n    except errors.ParseError as e:\n"
+                           "        assert str(e) == 'incomplete: x'\n\n"
+                           "def test_raises_base():\n    with pytest.raises(errors.ParseError):\n        errors.parse('y')\n"},
+        "the model's exception is caught by its model base class (`except ParseError` for an "
+        "IncompleteExpressionError): mirrors only subclass the nearest builtin (jmespath "
+        "test_parser.TestErrorMessages: 2 tests)"),
+    "model_namedtuple_handed_back_to_model": (
+        {"fmt.py": "from collections import namedtuple\n\nFormat = namedtuple('Format', ['sep', 'hide'])\n\n"
+                   "def separated(sep):\n    return Format(sep, [])\n\n"
+                   "def render(row, fmt='simple'):\n    if not isinstance(fmt, Format):\n"
+                   "        fmt = Format('  ', [])\n    return fmt.sep.join(row)\n"},
+        {"test_fmt.py": "from fmt import Format, render, separated\n\ndef test_returned_format():\n"
+                        "    assert render(['a', 'b'], separated('!')) == 'a!b'\n\n"
+                        "def test_made_format():\n    assert render(['a', 'b'], Format('|', ['x'])) == 'a|b'\n"},
+        "a named tuple of the model's code comes back to the judge as a local look-alike, and handed back "
+        "to the model's code is no longer an instance of its class (tabulate's simple_separated_format, "
+        "TableFormat(...): 4 tests)"),
+    "model_code_reads_a_tests_dataclass": (
+        {"rows.py": "import dataclasses\n\ndef header(rows):\n    if dataclasses.is_dataclass(rows[0]):\n"
+                    "        return [f.name for f in dataclasses.fields(rows[0])]\n    return list(range(len(rows[0])))\n"},
+        {"test_rows.py": "from dataclasses import make_dataclass\nfrom rows import header\n\ndef test_dataclass_rows():\n"
+                         "    Person = make_dataclass('Person', ['name', 'age'])\n"
+                         "    assert header([Person('Alice', 23)]) == ['name', 'age']\n"},
+        "a test's dataclass instance reaches the model's code as a proxy: dataclasses.is_dataclass (type(obj)) "
+        "is false there (tabulate test_input list_of_dataclasses: 2 tests)"),
+    "type_of_model_module_list": (
+        {"formats.py": "FORMATS = ['plain', 'simple']\n"},
+        {"test_formats.py": "from formats import FORMATS\n\ndef test_list():\n    assert type(FORMATS) is list\n"
+                            "    assert all(type(f) is str for f in FORMATS)\n"},
+        "a list of the model's module read as an attribute is a live list subclass, so `type(x) is list` "
+        "fails (tabulate test_api::test_tabulate_formats)"),
+    "tests_subclass_calls_models_classmethod_through_super": (
+        {"ver.py": "class Version:\n    def __init__(self, major):\n        self.major = major\n\n"
+                   "    @classmethod\n    def parse(cls, text):\n        return cls(int(text))\n\n"
+                   "    def __str__(self):\n        return str(self.major)\n"},
+        {"test_ver.py": "from ver import Version\n\ndef test_prefixed():\n    class VVersion(Version):\n"
+                        "        @classmethod\n        def parse(cls, text):\n            return super().parse(text[1:])\n\n"
+                        "        def __str__(self):\n            return 'v' + super().__str__()\n\n"
+                        "    assert str(VVersion.parse('v1')) == 'v1'\n"},
+        "a test's subclass overrides a classmethod and calls the model's one through super(): the model's "
+        "`cls(...)` calls back into the judge, which refuses 'the worker may call back only the tests' own "
+        "subclasses' (semver test_subclass: 2 tests)"),
+    "model_returns_an_argparse_namespace": (
+        {"cli.py": "import argparse\n\ndef parse_args(argv):\n    parser = argparse.ArgumentParser()\n"
+                   "    parser.add_argument('version')\n    parser.add_argument('--bump', default='patch')\n"
+                   "    return parser.parse_args(argv)\n"},
+        {"test_cli.py": "from argparse import Namespace\nfrom cli import parse_args\n\ndef test_args():\n"
+                        "    assert parse_args(['1.2.3', '--bump', 'major']) == Namespace(bump='major', version='1.2.3')\n"},
+        "an argparse.Namespace the model's code returns crosses by reference, so == with the test's own "
+        "Namespace is identity (semver test_pysemver-cli::test_should_parse_cli_arguments: 7 tests)"),
+    "builtin_next_exported_by_model": (
+        {"compat.py": "advance_iterator = next\nnext = next\n"},
+        {"test_compat.py": "import pytest\nimport compat\n\ndef test_next():\n    it = iter([1])\n"
+                           "    assert compat.next(it) == 1\n    pytest.raises(StopIteration, compat.next, it)\n"},
+        "the builtin `next` re-exported by the model's module is a proxy of the worker's: its StopIteration "
+        "comes back as FromTheModel (six test_advance_iterator, test_bytesiter, test_dictionary_iterators: 3 tests)"),
+    "stdlib_module_and_class_returned_by_model": (
+        {"compat.py": "import importlib\nimport queue\n\nclass_types = (type,)\n\n"
+                      "def import_module(name):\n    return importlib.import_module(name)\n\nQueue = queue.Queue\n"},
+        {"test_compat.py": "import compat\n\ndef test_module():\n    from logging import handlers\n"
+                           "    assert compat.import_module('logging.handlers') is handlers\n\n"
+                           "def test_class():\n    assert isinstance(compat.Queue, compat.class_types)\n"},
+        "a standard-library module or class the model's code returns is a proxy, not the judge's own "
+        "(six test_import_module, test_from_imports: 2 tests)"),
+    "class_with_metaclass_of_the_tests": (
+        {"compat.py": "def with_metaclass(meta, *bases):\n    class metaclass(type):\n"
+                      "        def __new__(cls, name, this_bases, d):\n            return meta(name, bases, d)\n\n"
+                      "    return type.__new__(metaclass, 'temporary_class', (), {})\n"},
+        {"test_compat.py": "from compat import with_metaclass\n\ndef test_meta():\n    class Meta(type):\n        pass\n\n"
+                           "    class X(with_metaclass(Meta)):\n        pass\n\n    assert type(X) is Meta\n"},
+        "six.with_metaclass: a test's class made through a temporary class of the model's code loses the "
+        "test's metaclass (six test_with_metaclass*: 4 tests)"),
+    "model_reraises_with_the_tests_traceback": (
+        {"compat.py": "def reraise(tp, value, tb=None):\n    if value.__traceback__ is not tb:\n"
+                      "        raise value.with_traceback(tb)\n    raise value\n"},
+        {"test_compat.py": "import sys\nimport pytest\nfrom compat import reraise\n\ndef test_reraise():\n"
+                           "    try:\n        raise ValueError('blah')\n    except ValueError:\n        tp, val, tb = sys.exc_info()\n"
+                           "    with pytest.raises(ValueError, match='blah'):\n        reraise(tp, val, tb)\n"},
+        "a test's traceback handed to the model's code is refused (rpc_policy._check_exportable) (six test_reraise)"),
+    "model_calls_assert_methods_of_a_testcase": (
+        {"compat.py": "def assertCountEqual(self, *args, **kwargs):\n    return getattr(self, 'assertCountEqual')(*args, **kwargs)\n"},
+        {"test_compat.py": "import unittest\nimport compat\n\nclass T(unittest.TestCase):\n    def test_count(self):\n"
+                           "        compat.assertCountEqual(self, [1, 2], [2, 1])\n"
+                           "        with self.assertRaises(AssertionError):\n            compat.assertCountEqual(self, [1], [2])\n"},
+        "the model's code calls unittest's own assert methods on a TestCase instance the test hands it: "
+        "'an instance of a test class is the test's own state' (six test_assertCountEqual, test_assertRegex, "
+        "test_assertNotRegex, test_assertRaisesRegex: 4 tests)"),
+    "tests_object_with_a_special_set_to_none": (
+        {"last.py": "from collections import deque\n\ndef last(iterable):\n"
+                    "    if getattr(iterable, '__reversed__', None):\n        return next(reversed(iterable))\n"
+                    "    return deque(iterable, maxlen=1)[-1]\n"},
+        {"test_last.py": "from last import last\n\ndef test_reversed_is_none():\n    class ReversedIsNone:\n"
+                         "        __reversed__ = None\n\n        def __iter__(self):\n            return iter([1])\n\n"
+                         "    assert last(ReversedIsNone()) == 1\n"},
+        "a test's object with `__reversed__ = None` reaches the model's code as a proxy whose class has "
+        "__reversed__: getattr is truthy, reversed() fails (more-itertools LastTests::test_reversed_is_none)"),
+    "model_sequence_subclass_isinstance_sequence": (
+        {"rng.py": "from collections.abc import Hashable, Sequence\n\nclass numeric_range(Sequence, Hashable):\n"
+                   "    def __init__(self, n):\n        self.n = n\n    def __len__(self):\n        return self.n\n"
+                   "    def __getitem__(self, i):\n        return range(self.n)[i]\n    def __hash__(self):\n        return self.n\n"},
+        {"test_rng.py": "from collections.abc import Hashable, Iterable, Iterator, Sequence\nfrom rng import numeric_range\n\n"
+                        "def test_parent_classes():\n    r = numeric_range(7)\n"
+                        "    assert isinstance(r, Iterable) and not isinstance(r, Iterator)\n"
+                        "    assert isinstance(r, Sequence) and isinstance(r, Hashable)\n"},
+        "isinstance(model_obj, collections.abc.Sequence) is false for a model class that subclasses Sequence "
+        "(more-itertools NumericRangeTests::test_parent_classes)"),
+    "judge_memory_bounded_over_many_calls": (
+        {"peek.py": "class seekable:\n    def __init__(self, it):\n        self.items = list(it)\n"
+                    "    def peek(self):\n        return self.items[0]\n    def __bool__(self):\n        return bool(self.items)\n"},
+        {"test_peek.py": "import tracemalloc\nfrom peek import seekable\n\ndef test_bounded_memory():\n"
+                         "    it = seekable(range(3))\n    it.peek()\n    tracemalloc.start()\n    try:\n"
+                         "        for _ in range(10000):\n            it.peek()\n            bool(it)\n"
+                         "        retained = tracemalloc.get_traced_memory()[0]\n    finally:\n        tracemalloc.stop()\n"
+                         "    assert retained < 256 * 1024\n"},
+        "memory the judge keeps grows with each call into the model's code, seen by a test's tracemalloc "
+        "(more-itertools SeekableTest::test_repeated_zero_cache_peek_has_bounded_memory: 1.5 MB for 20000 calls)"),
+    "models_thread_runs_a_tests_callback_while_the_test_goes_on": (
+        {"cbiter.py": "from concurrent.futures import ThreadPoolExecutor\n\nclass Abort(BaseException):\n    pass\n\n"
+                      "class run_with_callback:\n    def __init__(self, func):\n        self.aborted = False\n"
+                      "        self.executor = ThreadPoolExecutor(1)\n\n        def callback(x):\n"
+                      "            if self.aborted:\n                raise Abort('canceled')\n\n"
+                      "        self.future = self.executor.submit(func, callback)\n\n"
+                      "    def __enter__(self):\n        return self\n\n    def __exit__(self, *exc):\n"
+                      "        self.aborted = True\n        self.executor.shutdown()\n\n"
+                      "    @property\n    def result(self):\n        return self.future.result(timeout=0)\n"},
+        {"test_cbiter.py": "import time\nimport pytest\nfrom cbiter import Abort, run_with_callback\n\n"
+                           "def target(cb):\n    for i in range(3):\n        time.sleep(0.1)\n        cb(i)\n    return 6\n\n"
+                           "def test_abort():\n    with run_with_callback(target) as it:\n        pass\n"
+                           "    with pytest.raises(Abort):\n        it.result\n"},
+        "a test's function that the model's thread runs is run on the test's own thread, whole, while the "
+        "test waits for the constructor's reply: the test cannot go on (here: leave the `with`, which aborts the "
+        "callback) while it runs (more-itertools CallbackIterTests::test_abort; test_no_result_while_running "
+        "deadlocks the same way on gate.wait())"),
+    "tests_str_subclass_reaches_model_as_str": (
+        {"sets.py": "def distinct(iterable):\n    return len(dict.fromkeys(iterable))\n"},
+        {"test_sets.py": "from sets import distinct\n\ndef test_hash_count():\n    count = 0\n\n    class Str(str):\n"
+                         "        def __hash__(self):\n            nonlocal count\n            count += 1\n"
+                         "            return super().__hash__()\n\n"
+                         "    assert distinct(map(Str, 'ABBC')) == 3\n    assert count == 4\n"},
+        "a test's str subclass reaches the model's code as a plain str: its __hash__ override is never called "
+        "(more-itertools PowersetOfSetsTests::test_hash_count)"),
     # -- the suite as a whole ---------------------------------------------------------------------
     "one_module_error_stops_suite": (
         {"shapes.py": "class Shape:\n    pass\n\ndef area():\n    return 1\n"},

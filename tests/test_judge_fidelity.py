@@ -25,6 +25,25 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "model_decorator_on_a_tests_method": "a model descriptor's __get__ would get the test's instance unasked",
     "model_descriptor_learns_its_name": "__set_name__ would hand the model's code the test's class unasked",
     "model_dataclass_helpers": "dataclasses.asdict/replace check type(x), which is the proxy's class",
+    "model_code_reads_a_tests_dataclass": "dataclasses.is_dataclass reads type(obj), the proxy's class, in the worker",
+    "type_of_model_module_list": "a list of the model's module is a live copy (a list subclass) so the judge's "
+                                 "changes reach the worker",
+    "tests_subclass_calls_models_classmethod_through_super": "super() in a test's classmethod reaches the model's "
+                                                             "classmethod, whose cls(...) the judge refuses",
+    "stdlib_module_and_class_returned_by_model": "a module or class the model's code returns is the worker's, "
+                                                 "a proxy (only pure builtins cross by name)",
+    "class_with_metaclass_of_the_tests": "a test's class made through a class of the model's code loses the test's "
+                                         "metaclass",
+    "model_reraises_with_the_tests_traceback": "a traceback holds the tests' frames: never handed to the model's code",
+    "model_sequence_subclass_isinstance_sequence": "isinstance(proxy, an ABC) asks the proxy's class, which is "
+                                                   "registered with no ABC",
+    "judge_memory_bounded_over_many_calls": "the judge keeps bookkeeping per call into the model's code "
+                                            "(a test's tracemalloc bound sees it)",
+    "models_thread_runs_a_tests_callback_while_the_test_goes_on": "the worker asks one question at a time: a "
+                                                                  "test's callback from a model thread runs on the "
+                                                                  "test's thread, which waits meanwhile",
+    "tests_str_subclass_reaches_model_as_str": "a subclass of a builtin value crosses as the exact builtin "
+                                               "(its overridden __hash__ is the test's and stays in the judge)",
 }
 
 

@@ -3,7 +3,6 @@ false "solved", or the hidden tests reach the model's code). Tests marked "held"
 the judge holds today (they pass)."""
 from __future__ import annotations
 
-import pytest
 
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture

@@ -7,7 +7,6 @@ the model's code, the test fails), and the model's context manager entered on it
 (`stack.enter_context(cm)` with an `__exit__` that returns True: the body's failure is kept)."""
 from __future__ import annotations
 
-import pytest
 
 from conftest import RULE_LAYERS, on_layers
 from test_redteam_round23 import IMPORTER_TESTS
@@ -54,8 +53,9 @@ def test_a_callback_passed_by_keyword_to_the_tests_sqlite_connection_is_swallowe
 #    model's code catches. Ordinary suite: a small sqlite helper library whose `register(conn,
 #    name, impl)` takes a function or an aggregate class (as sqlite3 itself does), tested with
 #    an aggregate that checks the values the helper's `import_names` stored.
+#    Closed: a test's class is a class in the worker too (rpc.Connection._export, "f": "class"),
+#    so this model registers it with create_aggregate, and the failed check in `step` counts.
 
-@pytest.mark.xfail(strict=True, reason="open (README, Known limits): a test's class reaches the model's code as a proxy that is not a type (isinstance(impl, type) is False there), so this model registers it with create_function and the aggregate's check never runs; the test never checks that its check ran (a plain run passes too)")
 def test_a_tests_aggregate_class_registered_on_its_sqlite_connection_is_swallowed(sandbox, scratch):
     files = {"sqlhelpers.py": """
         def register(conn, name, impl, nargs=1):

@@ -1480,3 +1480,41 @@ def test_what_the_tests_define_is_what_runs(sandbox, scratch):
                 return "a helper, not a test"
     """}
     honest(sandbox, scratch, files, tests, passed=9)
+
+
+@on_layers(RULE_LAYERS)
+def test_a_failed_check_of_the_tests_counts_wherever_other_code_catches_it(sandbox, scratch):
+    """The tests' `assert` in a handler an event loop runs (it logs what a callback raises), and
+    unittest's assertEqual in a done-callback a Future runs when the model's code sets its result
+    (it logs it): both fail their test, though a plain run passes."""
+    files = {"events.py": """
+        def dispatch(loop, events, handler):
+            for event in events:
+                loop.call_soon(handler, event)    # wrong: never upper-cased
+
+        def resolve(future, key):
+            future.set_result(key.lower())        # wrong: upper-cased is right
+    """}
+    tests = {"test_events.py": """
+        import asyncio
+        import unittest
+        from concurrent.futures import Future
+        from events import dispatch, resolve
+
+        def test_events_are_upper_case():
+            loop = asyncio.new_event_loop()
+            def handler(event):
+                assert event == event.upper()
+            dispatch(loop, ["a"], handler)
+            loop.run_until_complete(asyncio.sleep(0.01))
+            loop.close()
+
+        class TestResolve(unittest.TestCase):
+            def test_resolved_upper_case(self):
+                future = Future()
+                future.add_done_callback(lambda f: self.assertEqual(f.result(), "ABC"))
+                resolve(future, "abc")
+    """}
+    assert plain(sandbox, scratch, files, tests).ok
+    result = refused(sandbox, scratch, files, tests, failed=2)
+    assert "caught by Handle._run" in result["output"] and "caught by Future._invoke_callbacks" in result["output"]
