@@ -28,8 +28,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "model_code_reads_a_tests_dataclass": "dataclasses.is_dataclass reads type(obj), the proxy's class, in the worker",
     "type_of_model_module_list": "a list of the model's module is a live copy (a list subclass) so the judge's "
                                  "changes reach the worker",
-    "tests_subclass_calls_models_classmethod_through_super": "super() in a test's classmethod reaches the model's "
-                                                             "classmethod, whose cls(...) the judge refuses",
     "stdlib_module_and_class_returned_by_model": "a module or class the model's code returns is the worker's, "
                                                  "a proxy (only pure builtins cross by name)",
     "class_with_metaclass_of_the_tests": "a test's class made through a class of the model's code loses the test's "

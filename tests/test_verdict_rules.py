@@ -235,6 +235,7 @@ def test_an_installed_library_wins_over_a_workspace_module(sandbox, scratch):
 # ---------------------------------------------------------------------------------------------
 # Fail soft, per test; completeness counts collected items
 
+@on_layers(RULE_LAYERS)
 def test_one_module_that_cannot_be_imported_costs_its_tests_only(sandbox, scratch):
     files = {"good.py": "def one():\n    return 1\n", "bad.py": "raise RuntimeError('broken at import')\n"}
     tests = {"test_good.py": """
@@ -264,6 +265,7 @@ def test_parametrized_items_are_counted(sandbox, scratch):
     assert result["ok"] and result["passed"] == 7, result
 
 
+@on_layers(RULE_LAYERS)
 def test_keyboard_interrupt_from_a_test_callback_stays_in_that_test(sandbox, scratch):
     files = {"runner.py": """
         def call(fn):
@@ -455,6 +457,7 @@ def test_importing_a_submodule_keeps_the_packages_attributes(sandbox, scratch):
     honest(sandbox, scratch, files, tests)
 
 
+@on_layers(RULE_LAYERS)
 def test_test_threads_call_the_models_code_at_once(sandbox, scratch):
     files = {"counter.py": """
         import threading
@@ -737,6 +740,7 @@ def test_the_tests_folder_while_they_run(sandbox, scratch):
     assert 'assert add(2, 2) == 5, "the failing line"' in result["output"], result["output"]
 
 
+@on_layers(RULE_LAYERS)
 def test_code_made_from_templates_and_the_tests_own_conditions_runs(sandbox, scratch):
     """What evaluates text and stays allowed in the judge (red team rounds 6-8 closed the rest):
     dataclasses, namedtuple, mock's autospec of the model's function, a skipif condition string
@@ -1206,6 +1210,7 @@ def test_stop_iteration_from_a_model_call_never_ends_a_tests_loop(sandbox, scrat
     assert result["passed"] == 1 and "not a step of an iterator" in result["output"], result["output"]
 
 
+@on_layers(RULE_LAYERS)
 def test_logging_configured_from_the_models_settings_and_pickles_of_its_objects(sandbox, scratch):
     """dictConfig of the model's settings with logging's own classes, a formatter class of the
     model's code and the standard streams; a pickle of the model's objects read back by a test."""
