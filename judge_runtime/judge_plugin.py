@@ -9,6 +9,7 @@ is written. stdlib + pytest only: this runs in the sandbox interpreter.
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import concurrent.futures.thread
 import ctypes
@@ -1532,6 +1533,9 @@ def _record_if_the_tests(failure, frame) -> None:
     or pytest.fail() / a unittest assertion (self.assertEqual ...) they call."""
     if not _raises_it(frame):
         return
+    if os.sep + "unittest" + os.sep in frame.f_code.co_filename:
+        _CHECKS_FAILED.append(failure)  # unittest's and mock's assertions run here only as the tests' checks
+        return                          # (also one a callback runs: functools.partial(self.assertIn, ...))
     while frame is not None and any(part in frame.f_code.co_filename for part in _ASSERTING_LIBRARIES):
         frame = frame.f_back
     if frame is not None and _of_the_tests(frame.f_code):
@@ -1594,6 +1598,28 @@ def _exec_a_module_of_the_tests(self, module):
     return _exec_module(self, module)
 
 
+# A module of the tests loaded by path (`spec_from_file_location` + `exec_module`, past pytest's
+# hook) gets its asserts rewritten and the recording AssertionError, like the rest.
+_source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+_exec_source = importlib.machinery.SourceFileLoader.exec_module
+
+
+def _tests_source_to_code(self, data, path, *args, **kwargs):
+    if not str(path).startswith(TESTS_DIR + os.sep):
+        return _source_to_code(self, data, path, *args, **kwargs)
+    tree = ast.parse(data, filename=str(path))
+    _pytest.assertion.rewrite.rewrite_asserts(tree, data, str(path), None)
+    return compile(tree, str(path), "exec", dont_inherit=True)
+
+
+def _exec_source_of_the_tests(self, module):
+    if (getattr(module, "__file__", None) or "").startswith(TESTS_DIR + os.sep):
+        vars(module).setdefault("AssertionError", _TestsAssertionError)
+    return _exec_source(self, module)
+
+
+importlib.machinery.SourceFileLoader.source_to_code = _tests_source_to_code  # type: ignore[method-assign]
+importlib.machinery.SourceFileLoader.exec_module = _exec_source_of_the_tests  # type: ignore[method-assign]
 _pytest.assertion.rewrite.AssertionRewritingHook._should_rewrite = _rewrite_every_module_of_the_tests
 _pytest.assertion.rewrite.AssertionRewritingHook.exec_module = _exec_a_module_of_the_tests
 _pytest.assertion.rewrite.AssertionRewritingHook._early_rewrite_bailout = _bail_out_unless_the_tests

@@ -151,6 +151,7 @@ class Connection:
         self._objects: dict[int, object] = {}   # handle -> our object, kept alive
         self._handle_of: dict[int, int] = {}    # id(our object) -> handle
         self._proxies: dict[int, object] = {}   # their handle -> its one proxy
+        self._methods: dict[tuple, object] = {}  # (worker) (id(obj), id(function)) -> the bound method sent
         self._mirrors: dict[int, type] = {}     # their exception class handle -> local class
         self._kept: dict[int, object] = {}      # their handle -> its one kept value (_dec_kept)
         self.broken: RpcError | None = None
@@ -794,6 +795,9 @@ class Connection:
             _policy._check_exportable(obj)
             _policy.handed_at_import(self, obj)
         with self._tables:
+            if type(obj) is types.MethodType and not self.guarded:  # `it.peek()` makes a bound method each
+                # time: one handle for the same object's same method (the table keeps both alive)
+                obj = self._methods.setdefault((id(obj.__self__), id(obj.__func__)), obj)
             handle = self._handle_of.get(id(obj))
             if handle is None or self._objects.get(handle) is not obj:
                 handle = next(self._handles)

@@ -35,8 +35,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "model_reraises_with_the_tests_traceback": "a traceback holds the tests' frames: never handed to the model's code",
     "model_sequence_subclass_isinstance_sequence": "isinstance(proxy, an ABC) asks the proxy's class, which is "
                                                    "registered with no ABC",
-    "judge_memory_bounded_over_many_calls": "the judge keeps bookkeeping per call into the model's code "
-                                            "(a test's tracemalloc bound sees it)",
     "models_thread_runs_a_tests_callback_while_the_test_goes_on": "the worker asks one question at a time: a "
                                                                   "test's callback from a model thread runs on the "
                                                                   "test's thread, which waits meanwhile",
