@@ -1227,7 +1227,8 @@ def _neutral_tmp_path(request, factory):
     return factory.mktemp("test", numbered=True)
 
 
-import _pytest.assertion.rewrite  # noqa: E402 (pytest's own: loaded already)
+import _pytest._code.code  # noqa: E402 (pytest's own: loaded already)
+import _pytest.assertion.rewrite  # noqa: E402
 import _pytest.outcomes  # noqa: E402
 import _pytest.runner  # noqa: E402
 import _pytest.skipping  # noqa: E402
@@ -1536,7 +1537,8 @@ def _record_if_the_tests(failure, frame) -> None:
     if os.sep + "unittest" + os.sep in frame.f_code.co_filename:
         _CHECKS_FAILED.append(failure)  # unittest's and mock's assertions run here only as the tests' checks
         return                          # (also one a callback runs: functools.partial(self.assertIn, ...))
-    while frame is not None and any(part in frame.f_code.co_filename for part in _ASSERTING_LIBRARIES):
+    while frame is not None and (any(part in frame.f_code.co_filename for part in _ASSERTING_LIBRARIES)
+                                 or frame.f_code.co_filename == __file__):  # (_recorded_match below)
         frame = frame.f_back
     if frame is not None and _of_the_tests(frame.f_code):
         _CHECKS_FAILED.append(failure)
@@ -1574,6 +1576,23 @@ _pytest.outcomes.Failed.__init__ = _recorded_failed_init
 if unittest.TestCase.failureException is AssertionError:
     unittest.TestCase.failureException = _TestsAssertionError
 unittest.mock.AssertionError = _TestsAssertionError  # type: ignore[attr-defined]  # (mock.assert_called_with ...)
+for _name in ("_pytest.raises", "_pytest.python_api", "_pytest.recwarn"):  # raises(match=), WarningsRecorder.pop
+    if _name in sys.modules:
+        sys.modules[_name].AssertionError = _TestsAssertionError  # type: ignore[attr-defined]
+_match = _pytest._code.code.ExceptionInfo.match
+
+
+def _recorded_match(self, regexp):
+    """excinfo.match(...) fails with a plain `assert` of pytest's own: raised as the tests' check."""
+    try:
+        return _match(self, regexp)
+    except AssertionError as failed:
+        if type(failed) is AssertionError:
+            raise _TestsAssertionError(*failed.args) from None
+        raise
+
+
+_pytest._code.code.ExceptionInfo.match = _recorded_match  # type: ignore[method-assign]
 _should_rewrite = _pytest.assertion.rewrite.AssertionRewritingHook._should_rewrite
 
 

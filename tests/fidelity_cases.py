@@ -571,16 +571,6 @@ CASES = {
                         "    assert isinstance(r, Sequence) and isinstance(r, Hashable)\n"},
         "isinstance(model_obj, collections.abc.Sequence) is false for a model class that subclasses Sequence "
         "(more-itertools NumericRangeTests::test_parent_classes)"),
-    "judge_memory_bounded_over_many_calls": (
-        {"peek.py": "class seekable:\n    def __init__(self, it):\n        self.items = list(it)\n"
-                    "    def peek(self):\n        return self.items[0]\n    def __bool__(self):\n        return bool(self.items)\n"},
-        {"test_peek.py": "import tracemalloc\nfrom peek import seekable\n\ndef test_bounded_memory():\n"
-                         "    it = seekable(range(3))\n    it.peek()\n    tracemalloc.start()\n    try:\n"
-                         "        for _ in range(10000):\n            it.peek()\n            bool(it)\n"
-                         "        retained = tracemalloc.get_traced_memory()[0]\n    finally:\n        tracemalloc.stop()\n"
-                         "    assert retained < 256 * 1024\n"},
-        "memory the judge keeps grows with each call into the model's code, seen by a test's tracemalloc "
-        "(more-itertools SeekableTest::test_repeated_zero_cache_peek_has_bounded_memory: 1.5 MB for 20000 calls)"),
     "models_thread_runs_a_tests_callback_while_the_test_goes_on": (
         {"cbiter.py": "from concurrent.futures import ThreadPoolExecutor\n\nclass Abort(BaseException):\n    pass\n\n"
                       "class run_with_callback:\n    def __init__(self, func):\n        self.aborted = False\n"
