@@ -30,17 +30,11 @@ as the tests' checks (judge_plugin._record_if_the_tests).
 from __future__ import annotations
 
 from conftest import RULE_LAYERS, on_layers
+from test_redteam_round26 import DISPATCH
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
 # Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
 pytestmark = on_layers(RULE_LAYERS)
-
-
-DISPATCH = {"events.py": """
-    def dispatch(loop, events, handler):
-        for event in events:
-            loop.call_soon(handler, event)  # wrong: never transformed
-"""}
 
 
 # ---------------------------------------------------------------------------------------------
