@@ -1592,7 +1592,7 @@ def _recorded_match(self, regexp):
         raise
 
 
-_pytest._code.code.ExceptionInfo.match = _recorded_match  # type: ignore[method-assign]
+_pytest._code.code.ExceptionInfo.match = _recorded_match
 _should_rewrite = _pytest.assertion.rewrite.AssertionRewritingHook._should_rewrite
 
 
@@ -1637,8 +1637,8 @@ def _exec_source_of_the_tests(self, module):
     return _exec_source(self, module)
 
 
-importlib.machinery.SourceFileLoader.source_to_code = _tests_source_to_code  # type: ignore[method-assign]
-importlib.machinery.SourceFileLoader.exec_module = _exec_source_of_the_tests  # type: ignore[method-assign]
+importlib.machinery.SourceFileLoader.source_to_code = _tests_source_to_code
+importlib.machinery.SourceFileLoader.exec_module = _exec_source_of_the_tests
 _pytest.assertion.rewrite.AssertionRewritingHook._should_rewrite = _rewrite_every_module_of_the_tests
 _pytest.assertion.rewrite.AssertionRewritingHook.exec_module = _exec_a_module_of_the_tests
 _pytest.assertion.rewrite.AssertionRewritingHook._early_rewrite_bailout = _bail_out_unless_the_tests
