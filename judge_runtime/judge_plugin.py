@@ -827,7 +827,8 @@ def _work_item(init):
 
 def _pool_submit(submit):
     def submitted(self, func, *args, **kwargs):
-        if rpc.acting_for_the_model() and callable(func):  # work for a test's multiprocessing ThreadPool
+        if rpc.acting_for_the_model() and callable(func) and isinstance(self, multiprocessing.pool.ThreadPool):
+            # work for a test's ThreadPool (a process Pool pickles its work: it fails in the model's call)
             func = _for_the_model(func)
         return submit(self, func, *args, **kwargs)
     return submitted
@@ -1070,7 +1071,7 @@ class WorkspaceFinder:
     def find_spec(fullname, path=None, target=None):
         if fullname.partition(".")[0] not in MODULES:
             return None
-        return importlib.machinery.ModuleSpec(fullname, WorkspaceLoader, origin="the model's code, run in the worker")
+        return importlib.machinery.ModuleSpec(fullname, WorkspaceLoader(), origin="the model's code, run in the worker")
 
     @staticmethod
     def invalidate_caches():
@@ -1110,6 +1111,8 @@ class WorkspaceLoader:
         if type(where) is str and os.path.realpath(where).startswith(os.path.realpath(SPEC["workspace"]) + os.sep):
             # Path(module.__file__).parent / "data": the worker's copy, readable here (never a file of the judge's)
             types.ModuleType.__setattr__(module, "__file__", where)
+        doc = connection.request("getattr", module, "__doc__")  # (a module's own __doc__ would hide it)
+        types.ModuleType.__setattr__(module, "__doc__", doc if type(doc) is str else None)
         spec.submodule_search_locations = [] if module._rpc_package else None
         return module
 

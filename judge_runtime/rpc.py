@@ -809,6 +809,9 @@ class Connection:
         if isinstance(obj, type) and _special_methods(obj, ("__class_getitem__",)):
             special |= {"__getitem__"}  # Box[int]
         desc["d"] = sorted(special)
+        nones = _special_methods(t, none=True)
+        if nones:
+            desc["z"] = sorted(nones)  # `__iter__ = None`: the proxy's class says so too
         if t is types.FunctionType:
             desc["f"] = True  # inspect.isfunction(proxy) holds, as for the function itself
         elif self.guarded and issubclass(t, type):
@@ -941,12 +944,13 @@ class Connection:
                 proxy = ModuleProxy(self, handle, desc["n"], desc["p"])
             else:
                 _check(kind == "obj", "reference kind")
-                special = desc.get("d")
+                special, nones = desc.get("d"), desc.get("z") or []
                 _check(special is None or (type(special) is list and set(special) <= _OPTIONAL.keys()),
                        "special methods")
+                _check(type(nones) is list and set(nones) <= _OPTIONAL.keys() - {"__hash__"}, "specials set to None")
                 _check(desc.get("f") in (None, True) or (desc["f"] == "class" and not self.guarded), "proxy kind")
                 proxy = _remote_class(_PLAIN_SPECIALS if special is None else frozenset(special),
-                                      function=desc.get("f") or False).of(self, handle)
+                                      function=desc.get("f") or False, nones=frozenset(nones)).of(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -1209,7 +1213,8 @@ def _signature(obj, hide_defaults: bool = False):
     empty = inspect.Parameter.empty
     return {"signature": [[p.name, int(p.kind), "empty" if p.default is empty else
                            [_policy.Default() if hide_defaults else p.default],
-                           "empty" if p.annotation is empty else [p.annotation]] for p in sig.parameters.values()]}
+                           "empty" if p.annotation is empty else [p.annotation]] for p in sig.parameters.values()],
+            "returns": "empty" if sig.return_annotation is empty else [sig.return_annotation]}
 
 
 def _as_signature(value):
@@ -1223,7 +1228,9 @@ def _as_signature(value):
         annotation = inspect.Parameter.empty if entry[3] == "empty" else entry[3][0]
         params.append(inspect.Parameter(entry[0], inspect._ParameterKind(entry[1]), default=default,
                                         annotation=annotation))
-    return inspect.Signature(params)
+    returns = value.get("returns", "empty")
+    _check(returns == "empty" or (type(returns) is list and len(returns) == 1), "return annotation")
+    return inspect.Signature(params, return_annotation=inspect.Signature.empty if returns == "empty" else returns[0])
 
 
 def _dec_alias(conn, data, memo):
@@ -1602,15 +1609,16 @@ def _forwarded(name: str):
     return property(lambda self: _ask(self, "getattr", self, name))
 
 
-def _remote_class(special, function: bool | str = False) -> type:
+def _remote_class(special, function: bool | str = False, nones: frozenset = frozenset()) -> type:
     """The proxy class with exactly these special methods (one class per set, cached). A proxy of
     a plain function says so through __class__, so isinstance(proxy, types.FunctionType) and
     inspect.isfunction hold (suites list a module's functions with inspect.getmembers); its type
     stays the proxy's."""
-    key = (frozenset(special), function)
+    key = (frozenset(special), function, nones)
     cls = _remote_classes.get(key)
     if cls is None:
         namespace = {n: _OPTIONAL[n] for n in key[0]}
+        namespace.update(dict.fromkeys(nones))  # iter() refuses, as for the real object
         namespace.update(__slots__=(), __doc__=_forwarded("__doc__"), __module__=_forwarded("__module__"))
         if function == "class":  # (a test's class in the worker: register(conn, TestAggregate) sees a class)
             namespace["__class__"] = property(lambda self: type)
@@ -1621,15 +1629,17 @@ def _remote_class(special, function: bool | str = False) -> type:
     return cls
 
 
-def _special_methods(t, names=_OPTIONAL) -> frozenset:
-    """The special methods among `names` that type t defines (object's own do not count)."""
+def _special_methods(t, names=_OPTIONAL, none: bool = False) -> frozenset:
+    """The special methods among `names` that type t defines (object's own do not count); with
+    none=True, those it sets to None instead (`__iter__ = None`: iter() must not try __getitem__)."""
     try:
         dicts = [type.__getattribute__(k, "__dict__") for k in type.__getattribute__(t, "__mro__") if k is not object]
     except Exception:
-        return frozenset(names)
-    # `__reversed__ = None` says the type has none (reversed() must not try it); `__hash__ = None`
-    # is kept: the proxy forwards hash() and the real object's TypeError comes back
+        return frozenset() if none else frozenset(names)
+    # `__hash__ = None` counts as defined: the proxy forwards hash() and the real object's TypeError comes back
     found = {n: next((d[n] for d in dicts if n in d), _ABSENT) for n in names}
+    if none:
+        return frozenset(n for n, v in found.items() if v is None and n != "__hash__")
     return frozenset(n for n, v in found.items() if v is not _ABSENT and (v is not None or n == "__hash__"))
 
 

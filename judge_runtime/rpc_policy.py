@@ -378,9 +378,9 @@ def _pickle_for_the_model(conn, obj) -> bytes:
 
     class Guarded(pickle.Pickler):
         def persistent_id(self, x):
-            if _test_case(conn, x) or _of_the_harness(x):
-                raise PermissionError("a test instance or the harness's object would be pickled for the model's "
-                                      "code (its state is the test's)")
+            if _test_case(conn, x) or _of_the_harness(x) or _partial_of_theirs(conn, x):
+                raise PermissionError("a test instance, a partial of the tests or the harness's object would be "
+                                      "pickled for the model's code (its state is the test's)")
             return None
 
     buffer = io.BytesIO()
@@ -389,9 +389,10 @@ def _pickle_for_the_model(conn, obj) -> bytes:
 
 
 def _partial_of_theirs(conn, obj) -> bool:
-    """A functools.partial of one of the tests' functions."""
+    """A functools.partial the tests handed out, of any function (`partial(math.isclose, expected)`,
+    `partial(self.assertIn, container=expected)`): what it binds is the test's."""
     import functools
-    return type(obj) is functools.partial and _defined_here(conn, obj.func)
+    return isinstance(obj, functools.partial)
 
 
 def _test_case(conn, obj) -> bool:

@@ -604,4 +604,86 @@ CASES = {
          "test_area.py": "from shapes import area\n\ndef test_area():\n    assert area() == 1\n"},
         "one test module that fails to import judged (here: subclassing) stops the whole suite: "
         "'Interrupted: 1 error during collection', test_area never runs"),
+    # -- toolz 1.2.0 (bench/real_suites.py) ----------------------------------------------------------
+    "model_iter_of_a_tests_object_with_iter_set_to_none": (
+        {"iterutil.py": "def isiterable(x):\n    try:\n        iter(x)\n        return True\n"
+                        "    except TypeError:\n        return False\n"},
+        {"test_iterutil.py": "from iterutil import isiterable\n\ndef test_not_iterable():\n    class NotIterable:\n"
+                             "        __iter__ = None\n\n        def __getitem__(self, i):\n"
+                             "            return 'abc'[i]\n\n    assert isiterable(NotIterable()) is False\n"
+                             "    assert isiterable([1]) is True\n"},
+        "a test's class sets `__iter__ = None` and has __getitem__: the worker's proxy class leaves __iter__ out "
+        "instead of None, so iter() in the model's code falls back to __getitem__ and succeeds (toolz "
+        "test_itertoolz::test_isiterable: 1 test)"),
+    "model_checks_a_tests_mapping_against_the_abc": (
+        {"dicts.py": "from collections.abc import Mapping\n\ndef merge(*dicts):\n"
+                     "    if len(dicts) == 1 and not isinstance(dicts[0], Mapping):\n        dicts = dicts[0]\n"
+                     "    out = {}\n    for d in dicts:\n        out.update(d)\n    return out\n"},
+        {"test_dicts.py": "from collections.abc import Mapping\nfrom dicts import merge\n\nclass Foo(Mapping):\n"
+                          "    def __init__(self, d):\n        self.d = d\n    def __iter__(self):\n"
+                          "        return iter(self.d)\n    def __getitem__(self, key):\n"
+                          "        return self.d[key]\n    def __len__(self):\n        return len(self.d)\n\n"
+                          "def test_merge_mapping():\n    assert merge(Foo({1: 1})) == {1: 1}\n"},
+        "isinstance(test_obj, collections.abc.Mapping) in the model's code is false for a test's Mapping subclass "
+        "(its proxy's class is registered with no ABC), so merge() takes it for a sequence of dicts (toolz "
+        "test_dicttoolz::test_merge_with_non_dict_mappings: 1 test)"),
+    "loader_of_a_model_module_is_not_callable": (
+        {"ns.py": "def f():\n    return 1\n"},
+        {"test_ns.py": "import ns\n\ndef test_callables():\n"
+                       "    assert {k for k, v in vars(ns).items() if callable(v)} == {'f'}\n"},
+        "a model module's __loader__ in the judge is the judge's WorkspaceLoader class, callable where a plain "
+        "run's SourceFileLoader instance is not: valfilter(callable, vars(module)) finds it (toolz "
+        "test_curried::test_curried_namespace: 1 test)"),
+    "return_annotation_of_a_model_signature": (
+        {"conv.py": "def to_float(y: str) -> float:\n    return float(y)\n"},
+        {"test_conv.py": "import inspect\nfrom conv import to_float\n\ndef test_signature():\n"
+                         "    sig = inspect.signature(to_float)\n    assert sig.parameters['y'].annotation is str\n"
+                         "    assert sig.return_annotation is float\n"},
+        "inspect.signature of the model's callable in a test loses the return annotation (the worker describes "
+        "only the parameters) (toolz test_functoolz::test_compose_annotations via compose's __signature__ "
+        "property: 1 test)"),
+    "explicit_dunder_get_of_a_model_descriptor": (
+        {"props.py": "class InstanceProperty(property):\n    def __get__(self, obj, type=None):\n"
+                     "        if obj is None:\n            return None\n        return super().__get__(obj, type)\n"},
+        {"test_props.py": "from props import InstanceProperty\n\ndef test_get():\n    p = InstanceProperty(bool)\n"
+                          "    assert p.__get__(None) is None\n    assert p.__get__(1) is True\n"},
+        "a test calls the model's descriptor's __get__ itself: it gets the proxy's own __get__ (returns the "
+        "proxy), never the model's (toolz test_serialization::test_instanceproperty: 1 test)"),
+    "pickle_of_a_model_wrapper_of_a_tests_function": (
+        {"flipper.py": "class flip:\n    def __init__(self, func):\n        self.func = func\n"
+                       "    def __call__(self, a, b):\n        return self.func(b, a)\n"},
+        {"test_flipper.py": "import pickle\nfrom flipper import flip\n\ndef sub(a, b):\n    return a - b\n\n"
+                            "def test_pickle():\n    g = pickle.loads(pickle.dumps(flip(sub)))\n"
+                            "    assert g(1, 3) == 2\n"},
+        "pickle.dumps of a model object that holds a test's function: the worker pickles it and cannot import the "
+        "tests' module (ModuleNotFoundError) (toolz test_serialization::test_flip, test_curried_qualname, "
+        "test_curried_bad_qualname: 3 tests)"),
+    "doc_of_a_model_package": (
+        {"pkg/__init__.py": "\"\"\"pkg mirrors another package.\"\"\"\nfrom . import sub\n",
+         "pkg/sub.py": "X = 1\n"},
+        {"test_pkg.py": "def test_doc():\n    import pkg\n    assert 'mirrors' in pkg.__doc__\n"},
+        "a model module's __doc__ read in a test is None: ModuleProxy's own (ModuleType's) __doc__ shadows the "
+        "worker's docstring (toolz test_tlz::test_tlz: 1 test)"),
+    "model_maps_with_a_tests_process_pool": (
+        {"par.py": "import functools\n\ndef fold(binop, seq, default, map=map):\n"
+                   "    chunks = [seq[i:i + 3] for i in range(0, len(seq), 3)]\n"
+                   "    return functools.reduce(binop, map(sum, chunks), default)\n"},
+        {"test_par.py": "from multiprocessing import Pool\nfrom operator import add\nfrom par import fold\n\n"
+                        "def test_fold():\n    with Pool() as pool:\n"
+                        "        assert fold(add, list(range(10)), 0, map=pool.map) == 45\n"},
+        "the model's code calls a test's multiprocessing.Pool's map: the judge wraps the work in a local function "
+        "for the model (_for_the_model), which a process pool cannot pickle (toolz_sandbox_tests "
+        "test_parallel::test_fold: 1 test)"),
+    # -- cachetools 8.0.2 (bench/real_suites.py) -----------------------------------------------------
+    "tests_subclass_overrides_a_staticmethod_the_model_calls": (
+        {"sized.py": "class Cache:\n    def __init__(self):\n        self.size = 0\n\n    def add(self, value):\n"
+                     "        self.size += self.getsizeof(value)\n\n    @staticmethod\n    def getsizeof(value):\n"
+                     "        return 1\n"},
+        {"test_sized.py": "from sized import Cache\n\ndef test_override():\n    class Big(Cache):\n"
+                          "        @staticmethod\n        def getsizeof(value):\n            return value\n\n"
+                          "    c = Big()\n    c.add(5)\n    assert c.size == 5\n"},
+        "a test's subclass overrides a staticmethod that the model's code calls through self: the worker calls it "
+        "back with no instance of the test's subclass, and the judge refuses (PermissionError: the worker may call "
+        "back only the tests' own subclasses) (cachetools tests/__init__.py test_getsizeof_subclass, for each "
+        "cache class: 7 tests)"),
 }

@@ -49,15 +49,15 @@ def plain(sandbox, scratch: Path, files: dict, tests: dict):
 
 
 def judged(sandbox, scratch: Path, files: dict, tests: dict) -> dict:
-    """The verdict's own result (counts, ok, outcome) and the judge's output. A run whose fork
-    failed for the machine's load (EAGAIN: uid 65534's process limit is shared by every sandboxed
-    test running at once) is run again, up to twice: that says nothing about the code judged."""
+    """The verdict's own result (counts, ok, outcome) and the judge's output. A run whose fork or
+    thread failed for the machine's load (EAGAIN: uid 65534's process limit is shared by every
+    sandboxed test running at once) is run again, up to twice: that says nothing about the code judged."""
     workspace = scratch / "workspace"
     _write(workspace, files)
     for attempt in range(3):
         result, output, _ = verdict.judge(sandbox, workspace, {k: textwrap.dedent(v) for k, v in tests.items()},
                                           scratch / "judge")
-        if "Resource temporarily unavailable" not in output:
+        if "Resource temporarily unavailable" not in output and "can't start new thread" not in output:
             break
         time.sleep(1 + attempt)
     return {**result, "output": output}
