@@ -627,6 +627,8 @@ class Connection:
                     self._check_target(x, "op")  # pickle.dumps of a test instance would read its state
             if guarded and name == "pickle":
                 return _policy._pickle_for_the_model(self, operands[0])
+            if guarded and name in ("repr", "str", "format") and _policy.opaque_text(operands[0]) is not None:
+                return _policy.opaque_text(operands[0])  # a partial's repr shows its arguments
             if guarded and name == "signature":
                 return _signature(operands[0], hide_defaults=True)
             return table[name](*operands)

@@ -22,6 +22,7 @@ asks the policy, but shares the bookkeeping of the calls it is in: FOR_THE_MODEL
 from __future__ import annotations
 
 import builtins
+import functools
 import os
 import sys
 import threading
@@ -378,14 +379,34 @@ def _pickle_for_the_model(conn, obj) -> bytes:
 
     class Guarded(pickle.Pickler):
         def persistent_id(self, x):
-            if _test_case(conn, x) or _of_the_harness(x) or _partial_of_theirs(conn, x):
-                raise PermissionError("a test instance, a partial of the tests or the harness's object would be "
-                                      "pickled for the model's code (its state is the test's)")
+            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x):
+                raise PermissionError("a test instance, what a callable of the tests binds or the harness's object "
+                                      "would be pickled for the model's code (its state is the test's)")
             return None
 
     buffer = io.BytesIO()
     Guarded(buffer).dump(obj)
     return buffer.getvalue()
+
+
+def _binds_values(obj) -> bool:
+    """A callable that carries values of the tests' with it (a bound method's object, a partial's
+    arguments, an itemgetter's keys): anything callable but a class, a plain function or a
+    module's builtin, which pickle by name."""
+    if isinstance(obj, type) or type(obj) is types.FunctionType:
+        return False
+    if type(obj) is types.BuiltinFunctionType and (obj.__self__ is None or isinstance(obj.__self__, types.ModuleType)):
+        return False
+    return callable(obj)
+
+
+def opaque_text(obj) -> str | None:
+    """(judge) What repr(), str() or format() of a test's callable tells the model's code, when
+    the real text would show what it binds (`functools.partial(<isclose>, 1.4142135623730951)`,
+    a bound method's object): its kind only. None: the real text."""
+    if isinstance(obj, (types.MethodType, functools.partial)):
+        return f"<{type(obj).__name__} of the tests>"
+    return None
 
 
 def _partial_of_theirs(conn, obj) -> bool:
@@ -437,6 +458,9 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     if write and _method_on_type(target, name):
         raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
                               f"or delete it (the test would call the model's code thinking it calls its own)")
+    if not write and name == "__self__" and type(target) is types.MethodType and not _test_case(conn, target.__self__):
+        raise AttributeError("'__self__': the object a bound method of the tests binds is the tests' (only a test "
+                             "class's instance, opaque, is handed over)")
     if not write and name in _FUNCTION_INSIDES and (type(target) is types.MethodType or _partial_of_theirs(conn, target)):
         raise AttributeError(f"{name!r}: what a function of the tests holds (its closure, globals, defaults, a "
                              f"partial's arguments) is the tests' own")
