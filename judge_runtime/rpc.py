@@ -29,6 +29,7 @@ stdlib only: this file runs inside the sandbox interpreter, on both sides.
 from __future__ import annotations
 
 import builtins
+import collections.abc
 import itertools
 import json
 import math
@@ -814,6 +815,9 @@ class Connection:
         nones = _special_methods(t, none=True)
         if nones:
             desc["z"] = sorted(nones)  # `__iter__ = None`: the proxy's class says so too
+        abcs = _abcs_of(obj)
+        if abcs:
+            desc["a"] = abcs  # isinstance(proxy, Mapping) as for the real object
         if t is types.FunctionType:
             desc["f"] = True  # inspect.isfunction(proxy) holds, as for the function itself
         elif self.guarded and issubclass(t, type):
@@ -950,9 +954,12 @@ class Connection:
                 _check(special is None or (type(special) is list and set(special) <= _OPTIONAL.keys()),
                        "special methods")
                 _check(type(nones) is list and set(nones) <= _OPTIONAL.keys() - {"__hash__"}, "specials set to None")
+                abcs = desc.get("a") or []
+                _check(type(abcs) is list and set(abcs) <= _REGISTERED_ABCS.keys(), "abstract base classes")
                 _check(desc.get("f") in (None, True) or (desc["f"] == "class" and not self.guarded), "proxy kind")
                 proxy = _remote_class(_PLAIN_SPECIALS if special is None else frozenset(special),
-                                      function=desc.get("f") or False, nones=frozenset(nones)).of(self, handle)
+                                      function=desc.get("f") or False, nones=frozenset(nones),
+                                      abcs=frozenset(abcs)).of(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -1611,12 +1618,26 @@ def _forwarded(name: str):
     return property(lambda self: _ask(self, "getattr", self, name))
 
 
-def _remote_class(special, function: bool | str = False, nones: frozenset = frozenset()) -> type:
+# The collections.abc classes a type joins only by inheritance or registration (no __subclasshook__):
+# the proxy's class is registered with those the real object is an instance of.
+_REGISTERED_ABCS = {name: getattr(collections.abc, name) for name in (
+    "Sequence", "MutableSequence", "Mapping", "MutableMapping", "Set", "MutableSet")}
+
+
+def _abcs_of(obj) -> list:
+    try:
+        return [name for name, abc in _REGISTERED_ABCS.items() if isinstance(obj, abc)]
+    except Exception:  # (an odd __subclasshook__ of the object's own class)
+        return []
+
+
+def _remote_class(special, function: bool | str = False, nones: frozenset = frozenset(),
+                  abcs: frozenset = frozenset()) -> type:
     """The proxy class with exactly these special methods (one class per set, cached). A proxy of
     a plain function says so through __class__, so isinstance(proxy, types.FunctionType) and
     inspect.isfunction hold (suites list a module's functions with inspect.getmembers); its type
     stays the proxy's."""
-    key = (frozenset(special), function, nones)
+    key = (frozenset(special), function, nones, abcs)
     cls = _remote_classes.get(key)
     if cls is None:
         namespace = {n: _OPTIONAL[n] for n in key[0]}
@@ -1628,6 +1649,8 @@ def _remote_class(special, function: bool | str = False, nones: frozenset = froz
             namespace["__class__"] = property(lambda self: types.FunctionType)
         cls = _remote_classes[key] = type("Remote", (Remote,), namespace)
         _REMOTE_TYPES.add(cls)
+        for name in abcs:
+            _REGISTERED_ABCS[name].register(cls)
     return cls
 
 

@@ -33,15 +33,11 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "class_with_metaclass_of_the_tests": "a test's class made through a class of the model's code loses the test's "
                                          "metaclass",
     "model_reraises_with_the_tests_traceback": "a traceback holds the tests' frames: never handed to the model's code",
-    "model_sequence_subclass_isinstance_sequence": "isinstance(proxy, an ABC) asks the proxy's class, which is "
-                                                   "registered with no ABC",
     "models_thread_runs_a_tests_callback_while_the_test_goes_on": "the worker asks one question at a time: a "
                                                                   "test's callback from a model thread runs on the "
                                                                   "test's thread, which waits meanwhile",
     "tests_str_subclass_reaches_model_as_str": "a subclass of a builtin value crosses as the exact builtin "
                                                "(its overridden __hash__ is the test's and stays in the judge)",
-    "model_checks_a_tests_mapping_against_the_abc": "isinstance(test_obj, an ABC) in the worker asks the proxy's "
-                                                    "class, registered with no ABC",
     "explicit_dunder_get_of_a_model_descriptor": "a test's own call of proxy.__get__(...) gets the proxy's binding, "
                                                  "not the model's __get__",
     "pickle_of_a_model_wrapper_of_a_tests_function": "the worker pickles the model's object, which holds a proxy "
