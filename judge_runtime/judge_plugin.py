@@ -1541,6 +1541,7 @@ def _record_if_the_tests(failure, frame) -> None:
         _CHECKS_FAILED.append(failure)  # unittest's and mock's assertions run here only as the tests' checks
         return                          # (also one a callback runs: functools.partial(self.assertIn, ...))
     while frame is not None and (any(part in frame.f_code.co_filename for part in _ASSERTING_LIBRARIES)
+                                 or frame.f_code.co_filename.endswith(os.sep + "typing.py")  # assert_never
                                  or frame.f_code.co_filename == __file__):  # (_recorded_match below)
         frame = frame.f_back
     if frame is not None and _of_the_tests(frame.f_code):
@@ -1579,7 +1580,7 @@ _pytest.outcomes.Failed.__init__ = _recorded_failed_init
 if unittest.TestCase.failureException is AssertionError:
     unittest.TestCase.failureException = _TestsAssertionError
 unittest.mock.AssertionError = _TestsAssertionError  # type: ignore[attr-defined]  # (mock.assert_called_with ...)
-for _name in ("_pytest.raises", "_pytest.python_api", "_pytest.recwarn"):  # raises(match=), WarningsRecorder.pop
+for _name in ("_pytest.raises", "_pytest.python_api", "_pytest.recwarn", "typing"):  # raises(match=), assert_never
     if _name in sys.modules:
         sys.modules[_name].AssertionError = _TestsAssertionError  # type: ignore[attr-defined]
 _match = _pytest._code.code.ExceptionInfo.match
