@@ -301,10 +301,13 @@ class Connection:
         if self.broken is not None:
             raise self._still_broken()
         memo = _Memo()
+        FOR_THE_MODEL.handing = self.guarded  # (judge) what the tests hand over here is theirs to open
         try:
             encoded = [self._enc(a, memo) for a in args]
         except RecursionError:
             raise TypeError("a value too deeply nested to send to the other process") from None
+        finally:
+            FOR_THE_MODEL.handing = False
         sent = len(memo.objs)
         qid = next(self._ids)
         question = {"q": qid, "op": op, "a": encoded}
@@ -571,7 +574,10 @@ class Connection:
             self._check_name(target, name, write=False)
             if guarded and name == "__dict__":  # a copy, without the tests' marks
                 return {k: v for k, v in dict(getattr(target, name)).items() if k not in _policy._TEST_SECRETS}
-            return getattr(target, name)
+            value = getattr(target, name)
+            if guarded:
+                _policy.reached_through_self(self, target, name, value)
+            return value
         if op == "setattr":
             target, name, value = args
             self._check_target(target)
@@ -797,6 +803,7 @@ class Connection:
         if self.guarded:
             _policy._check_exportable(obj)
             _policy.handed_at_import(self, obj)
+            _policy.handed_by_the_tests(obj)
         with self._tables:
             if type(obj) is types.MethodType and not self.guarded:  # `it.peek()` makes a bound method each
                 # time: one handle for the same object's same method (the table keeps both alive)

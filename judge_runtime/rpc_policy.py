@@ -346,6 +346,27 @@ def _check_target(conn, obj, op: str = "use") -> None:
     if op != "call" and _test_case(conn, obj):
         raise PermissionError("an instance of a test class is the test's own state: the model's code may "
                               "call the bound methods it was handed, and unittest's own assertions, nothing else")
+    if op != "call" and id(obj) in _ONLY_THROUGH_SELF and _ONLY_THROUGH_SELF[id(obj)] is obj:
+        raise PermissionError("an object the model's code reached only as a bound method's __self__ is the "
+                              "tests' (a stop rule's target): it may hand it back, not look inside")
+
+
+# (judge) Objects of the tests the model's code reached only as the __self__ of a bound method they
+# handed it (`six.get_method_self(x.m) is x` holds; `done.__self__.target` is refused).
+_ONLY_THROUGH_SELF: dict[int, object] = {}
+
+
+def handed_by_the_tests(obj) -> None:
+    """(judge) An object the tests themselves hand to the model's code (an argument of their call,
+    not an answer to the model's request) is open to it."""
+    if getattr(FOR_THE_MODEL, "handing", False) and not acting_for_the_model():
+        _ONLY_THROUGH_SELF.pop(id(obj), None)
+
+
+def reached_through_self(conn, target, name: str, value) -> None:
+    """(judge) After `bound.__self__`: an object the tests never handed out becomes opaque."""
+    if name == "__self__" and type(target) is types.MethodType and not conn._is_exported(value):
+        _ONLY_THROUGH_SELF[id(value)] = value
 
 
 def unittest_assertion(obj, name) -> bool:
@@ -379,7 +400,7 @@ def _pickle_for_the_model(conn, obj) -> bytes:
 
     class Guarded(pickle.Pickler):
         def persistent_id(self, x):
-            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x):
+            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x) or _ONLY_THROUGH_SELF.get(id(x)) is x:
                 raise PermissionError("a test instance, what a callable of the tests binds or the harness's object "
                                       "would be pickled for the model's code (its state is the test's)")
             return None
@@ -458,9 +479,6 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     if write and _method_on_type(target, name):
         raise PermissionError(f"{name!r} is a method of the tests' object: the model's code may not replace "
                               f"or delete it (the test would call the model's code thinking it calls its own)")
-    if not write and name == "__self__" and type(target) is types.MethodType and not _test_case(conn, target.__self__):
-        raise AttributeError("'__self__': the object a bound method of the tests binds is the tests' (only a test "
-                             "class's instance, opaque, is handed over)")
     if not write and name in _FUNCTION_INSIDES and (type(target) is types.MethodType or _partial_of_theirs(conn, target)):
         raise AttributeError(f"{name!r}: what a function of the tests holds (its closure, globals, defaults, a "
                              f"partial's arguments) is the tests' own")

@@ -596,6 +596,13 @@ CASES = {
                          "    assert distinct(map(Str, 'ABBC')) == 3\n    assert count == 4\n"},
         "a test's str subclass reaches the model's code as a plain str: its __hash__ override is never called "
         "(more-itertools PowersetOfSetsTests::test_hash_count)"),
+    "model_returns_a_bound_methods_self": (
+        {"compat.py": "def get_method_self(meth):\n    return meth.__self__\n"},
+        {"test_compat.py": "from compat import get_method_self\n\ndef test_method_self():\n    class X:\n"
+                           "        def m(self):\n            pass\n\n    x = X()\n"
+                           "    assert get_method_self(x.m) is x\n"},
+        "the model's code returns a bound method's __self__, which comes back as the test's object (six "
+        "test_get_method_self); it may not look inside it (red team round 30)"),
     # -- the suite as a whole ---------------------------------------------------------------------
     "one_module_error_stops_suite": (
         {"shapes.py": "class Shape:\n    pass\n\ndef area():\n    return 1\n"},

@@ -29,7 +29,8 @@ new handle, as opaque).
 Closed (all three): repr(), str() and format() of a test's partial or bound method tell its kind
 only (rpc_policy.opaque_text); no callable of the tests that binds values is pickled for the
 model's code (rpc_policy._binds_values); a bound method's `__self__` is among the insides the model's
-code may not read unless it is a test class's instance, which is opaque (rpc_policy._check_name).
+code may hand back but not look inside, unless the tests handed that object over themselves
+(rpc_policy.reached_through_self: six's `get_method_self(x.m) is x` still holds).
 """
 from __future__ import annotations
 
