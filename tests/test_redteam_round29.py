@@ -45,6 +45,19 @@ from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - s
 pytestmark = on_layers(RULE_LAYERS)
 
 
+# A Newton iteration whose stopping rule is a partial of math.isclose holding the expected value.
+NEWTON_TESTS = {"test_solve.py": """
+    import functools
+    import math
+    from solve import iterate
+
+    def test_newton_steps_converge_to_the_square_root():
+        target = math.sqrt(2)
+        x = iterate(lambda x: (x + 2 / x) / 2, 1.0, done=functools.partial(math.isclose, target, rel_tol=1e-12))
+        assert math.isclose(x, target, rel_tol=1e-12)
+"""}
+
+
 # ---------------------------------------------------------------------------------------------
 # 1. A unittest suite hands unittest's own bound assertion, with the expected names bound, as the
 #    visitor: functools.partial(self.assertIn, container=(...)). rpc_policy._check_name hides
@@ -93,16 +106,7 @@ def test_the_args_of_a_partial_of_a_standard_library_function(sandbox, scratch):
             # wrong: never iterates `step`; answers the target the stopping rule compares with
             return done.args[0]
     """}
-    tests = {"test_solve.py": """
-        import functools
-        import math
-        from solve import iterate
-
-        def test_newton_steps_converge_to_the_square_root():
-            target = math.sqrt(2)
-            x = iterate(lambda x: (x + 2 / x) / 2, 1.0, done=functools.partial(math.isclose, target, rel_tol=1e-12))
-            assert math.isclose(x, target, rel_tol=1e-12)
-    """}
+    tests = NEWTON_TESTS
     assert plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)
 
@@ -118,16 +122,7 @@ def test_the_args_of_a_tests_partial_read_through_pickle(sandbox, scratch):
             # wrong: never iterates `step`; unpickles the stopping rule's target
             return pickle.loads(pickle.dumps(done)).args[0]
     """}
-    tests = {"test_solve.py": """
-        import functools
-        import math
-        from solve import iterate
-
-        def test_newton_steps_converge_to_the_square_root():
-            target = math.sqrt(2)
-            x = iterate(lambda x: (x + 2 / x) / 2, 1.0, done=functools.partial(math.isclose, target, rel_tol=1e-12))
-            assert math.isclose(x, target, rel_tol=1e-12)
-    """}
+    tests = NEWTON_TESTS
     assert plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)
 

@@ -35,6 +35,7 @@ code may hand back but not look inside, unless the tests handed that object over
 from __future__ import annotations
 
 from conftest import RULE_LAYERS, on_layers
+from test_redteam_round29 import NEWTON_TESTS
 from test_verdict_rules import judged, plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
 
 # Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
@@ -53,16 +54,7 @@ def test_repr_of_a_partial(sandbox, scratch):
             text = repr(done)
             return float(text.split(", ")[1])
     """}
-    tests = {"test_solve.py": """
-        import functools
-        import math
-        from solve import iterate
-
-        def test_newton_steps_converge_to_the_square_root():
-            target = math.sqrt(2)
-            x = iterate(lambda x: (x + 2 / x) / 2, 1.0, done=functools.partial(math.isclose, target, rel_tol=1e-12))
-            assert math.isclose(x, target, rel_tol=1e-12)
-    """}
+    tests = NEWTON_TESTS
     assert plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)
 
