@@ -82,8 +82,11 @@ def pytest_xdist_auto_num_workers(config):
 # -- `alone`: tests that run with no other test beside them, across xdist workers ---------------------
 # A readers-writer lock on a file the controller creates: every test holds it shared, an `alone` test
 # holds it exclusively; a turnstile lock in front keeps a waiting `alone` test from being starved by
-# the other workers' stream of shared holders. (xdist_group marks are ignored under pytest 9.2.)
+# the other workers' stream of shared holders. Every `alone` test is in one xdist group, so one worker
+# runs them one after another and keeps its exclusive hold from one to the next: the other workers
+# drain (finish what they run, then wait) once, not once per `alone` test.
 LOCKS_ENV = "TDD_AGENT_TEST_LOCKS"
+ALONE_GROUP = "alone"
 
 
 def pytest_configure(config):
@@ -94,6 +97,7 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    _SUITE_LOCK.release()
     folder = getattr(config, "_tdd_agent_locks", None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
@@ -109,7 +113,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.e2e)
         if "browser" in names:
             item.add_marker(pytest.mark.browser)
+        if _alone(item):
+            item.add_marker(pytest.mark.xdist_group(ALONE_GROUP))
     _xdist_groups(config, items)
+
+
+def _alone(item) -> bool:
+    return item is not None and item.get_closest_marker("alone") is not None
 
 
 def _xdist_groups(config, items):
@@ -129,32 +139,43 @@ def _xdist_groups(config, items):
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
-@contextlib.contextmanager
-def _suite_lock(alone: bool):
-    import fcntl
-    folder = os.environ.get(LOCKS_ENV)
-    if not folder or not os.environ.get("PYTEST_XDIST_WORKER") or not os.path.isdir(folder):
-        yield  # one process runs the tests: nothing runs beside any of them
-        return
-    with open(os.path.join(folder, "turnstile"), "a") as gate, open(os.path.join(folder, "suite"), "a") as suite:
+class _SuiteLock:
+    """This worker's hold on the suite lock: shared for a test, exclusive for an `alone` test and
+    kept while the next test is `alone` too."""
+
+    def __init__(self):
+        self.files: tuple = ()
+        self.exclusive = False
+
+    def acquire(self, alone: bool) -> None:
+        import fcntl
+        folder = os.environ.get(LOCKS_ENV)
+        if self.files or not folder or not os.environ.get("PYTEST_XDIST_WORKER") or not os.path.isdir(folder):
+            return  # held already (an `alone` run goes on), or one process runs the tests
+        gate, suite = open(os.path.join(folder, "turnstile"), "a"), open(os.path.join(folder, "suite"), "a")
         fcntl.flock(gate, fcntl.LOCK_EX)
-        try:
-            fcntl.flock(suite, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
-        finally:
-            if not alone:
-                fcntl.flock(gate, fcntl.LOCK_UN)
-        try:
-            yield
-        finally:
-            fcntl.flock(suite, fcntl.LOCK_UN)
-            if alone:
-                fcntl.flock(gate, fcntl.LOCK_UN)
+        fcntl.flock(suite, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        if not alone:
+            fcntl.flock(gate, fcntl.LOCK_UN)
+        self.files, self.exclusive = (gate, suite), alone
+
+    def release(self) -> None:
+        for lock in reversed(self.files):
+            lock.close()  # closing a file drops its flock
+        self.files, self.exclusive = (), False
+
+
+_SUITE_LOCK = _SuiteLock()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    with _suite_lock(item.get_closest_marker("alone") is not None):
+    _SUITE_LOCK.acquire(_alone(item))
+    try:
         return (yield)
+    finally:
+        if not (_SUITE_LOCK.exclusive and _alone(nextitem)):
+            _SUITE_LOCK.release()
 
 
 @pytest.fixture
