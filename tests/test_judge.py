@@ -1,8 +1,9 @@
 """The judged verdict: trusted tests run in the judge, the model's code in a confined worker.
 Every case is a real judged run (the sandbox interpreter, real pytest, real bwrap where this
-machine has it), under each isolation layer the judge tells apart (it never uses the warm
-runner). Cases where no layer decides the outcome run on the least and the most confined. The example tasks pass with their reference
-solutions and fail from their starting files; each forgery that fools an in-process pytest run
+machine has it), on the least and the most confined layer (conftest.END_LAYERS); on every layer
+the judge tells apart (it never uses the warm runner) where namespaces decide what the worker
+reaches (files, /proc, the network); on one where only Python's rules decide (RULE_LAYERS), as
+does whether starting files fail. The example tasks pass with their reference solutions and fail from their starting files; each forgery that fools an in-process pytest run
 is shown to do so, and then shown not to fool the judge, with the exact counts."""
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 
 import isolation
 from config import SandboxConfig
-from conftest import COLD_LAYERS, END_LAYERS, ROOT, layer_sandbox, on_layers
+from conftest import COLD_LAYERS, END_LAYERS, ROOT, RULE_LAYERS, layer_sandbox, on_layers
 from judge import run_judged
 from sandbox import Sandbox
 from tasks import load_task
@@ -25,7 +26,7 @@ ROOT_USER = os.getuid() == 0
 LIMITS = dict(timeout=20, cpu_seconds=10, memory_mb=1024, file_size_mb=32, max_processes=48)
 
 
-@pytest.fixture(scope="module", params=COLD_LAYERS)
+@pytest.fixture(scope="module", params=END_LAYERS)
 def sandbox(request):
     return layer_sandbox(request.param, **LIMITS)
 
@@ -88,7 +89,6 @@ def _task_run(runs: Runs, task_file: str, solved: bool):
     return run_judged(runs.sandbox, runs.workspace, tests, runs.judge_scratch), task
 
 
-@on_layers(END_LAYERS)
 @pytest.mark.parametrize("task_file", TASKS)
 def test_reference_solution_passes_judged(runs, task_file):
     result, task = _task_run(runs, task_file, solved=True)
@@ -97,7 +97,7 @@ def test_reference_solution_passes_judged(runs, task_file):
     assert result.passed >= expected > 0 and result.failed == result.errors == result.skipped == 0
 
 
-@on_layers(END_LAYERS)
+@on_layers(RULE_LAYERS)
 @pytest.mark.parametrize("task_file", TASKS)
 def test_starting_files_do_not_pass_judged(runs, task_file):
     result, _ = _task_run(runs, task_file, solved=False)
@@ -277,12 +277,12 @@ FEATURES_TESTS = {"test_features.py": """
 """}
 
 
-@on_layers(END_LAYERS)
 def test_features_of_the_proxy(runs):
     result = runs.judged(FEATURES_MODEL, FEATURES_TESTS)
     assert result.ok and result.passed == 13, result.output
 
 
+@on_layers(RULE_LAYERS)
 def test_objects_of_the_tests_are_reachable_only_through_public_names(runs):
     model = {"probe.py": """
         def probe(callback, out):
@@ -371,6 +371,7 @@ def test_exit_zero_at_import(runs):
     assert not result.ok and result.passed == 0 and result.errors == 1, result.output
 
 
+@on_layers(RULE_LAYERS)
 def test_patching_pytest_at_import(runs):
     model = {"calc.py": """
         import gc, pytest, _pytest.reports, _pytest.runner
@@ -396,6 +397,7 @@ def test_patching_pytest_at_import(runs):
     assert not result.ok and (result.passed, result.failed) == (0, 2), result.output
 
 
+@on_layers(RULE_LAYERS)
 def test_lying_equality(runs):
     model = {"calc.py": """
         class Anything:
@@ -454,6 +456,7 @@ def test_lying_equality(runs):
     assert not result.ok and (result.passed, result.failed) == (0, 5), result.output
 
 
+@on_layers(RULE_LAYERS)
 def test_exception_tricks(runs):
     model = {"calc.py": """
         import pytest
@@ -519,6 +522,7 @@ def test_planted_conftest_and_bytecode_do_not_count(runs):
     assert (runs.judge_scratch / "stage" / "workspace" / "conftest.py").exists()  # planted, and ignored
 
 
+@on_layers(COLD_LAYERS)
 def test_hidden_tests_cannot_be_read_from_the_worker(runs):
     if not ROOT_USER and runs.sandbox.confinement.layer == "basic":
         pytest.skip("without bwrap and without root the worker runs as the same user as the judge")
@@ -542,6 +546,7 @@ def test_hidden_tests_cannot_be_read_from_the_worker(runs):
     assert "not found" in result.output
 
 
+@on_layers(COLD_LAYERS)
 def test_judge_internals_are_out_of_reach(runs):
     model = {"calc.py": """
         def add(a, b, out=None):
@@ -683,7 +688,6 @@ def test_a_dead_worker_fails_the_remaining_tests_but_not_others(runs):
     assert "exit code 3" in result.output
 
 
-@on_layers(END_LAYERS)
 def test_a_hanging_call_hits_the_timeout(sandbox, scratch):
     quick = Sandbox(SandboxConfig(isolation=sandbox.confinement.layer, **{**LIMITS, "timeout": 3}))
     runs = Runs(quick, scratch)
@@ -693,6 +697,7 @@ def test_a_hanging_call_hits_the_timeout(sandbox, scratch):
     assert time.monotonic() - start < 3 + 8
 
 
+@on_layers(COLD_LAYERS)
 def test_the_worker_runs_confined(runs):
     model = {"probe.py": """
         import os, socket
@@ -754,6 +759,7 @@ def test_a_symlink_planted_in_tmp_path_does_not_make_the_judge_write_outside(run
     assert not result.ok and result.failed == 1, result.output
 
 
+@on_layers(RULE_LAYERS)
 def test_a_star_import_never_rebinds_a_module_the_test_uses(runs):
     model = {"geometry.py": """
         class _Fake:

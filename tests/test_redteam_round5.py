@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, sandbox, refused  # noqa: F401 - sandbox is a fixture
 
 
@@ -217,6 +218,7 @@ def test_a_view_the_test_reads_enables_sqlite_extensions_for_the_model(sandbox, 
 #    (`test_encode[12345-x9-secret]`). The judge holds it back from the worker's environment,
 #    and the parametrize values from the model's code, but not through the environ it handed out.
 
+@on_layers(RULE_LAYERS)
 def test_the_model_reads_the_parameters_from_pytest_current_test(sandbox, scratch):
     files = {"settings.py": """
         _env = {}
@@ -286,6 +288,7 @@ TMP_PATH_TESTS = {
 }
 
 
+@on_layers(RULE_LAYERS)
 @pytest.mark.parametrize("how", sorted(TMP_PATH_TESTS))
 def test_tmp_path_names_carry_the_parametrize_values(sandbox, scratch, how):
     refused(sandbox, scratch, {"codes.py": CODE_MODULE}, {"test_codes.py": TMP_PATH_TESTS[how]})
@@ -344,6 +347,7 @@ def test_the_worker_reads_the_tests_checker_from_proc_and_feeds_it(sandbox, scra
 #    in the judge: a bound method pickles as getattr(instance, name), with the instance's whole
 #    __dict__ (self.expected) in the bytes the model's code gets.
 
+@on_layers(RULE_LAYERS)
 def test_pickle_of_a_tests_bound_method_reads_the_instances_state(sandbox, scratch):
     files = {"bus.py": """
         import pickletools
@@ -534,6 +538,7 @@ def test_a_golden_file_in_tmp_path_is_read_by_the_models_code(sandbox, scratch):
 #     from a call the test expects to fail with `pytest.raises(Exception)`: it counts as come
 #     back, the test catches it, and the callback's failure is gone.
 
+@on_layers(RULE_LAYERS)
 def test_a_kept_failure_raised_again_into_a_broad_pytest_raises(sandbox, scratch):
     files = {"events.py": """
         _stash = {}

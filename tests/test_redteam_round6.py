@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import limited
+from conftest import RULE_LAYERS, limited, on_layers
 from test_verdict_rules import judged, sandbox, refused, IN_THE_JUDGE  # noqa: F401 - sandbox is a fixture
 
 
@@ -54,6 +54,7 @@ GENERATED = {
 }
 
 
+@on_layers(RULE_LAYERS)
 @pytest.mark.parametrize("how", sorted(GENERATED))
 def test_a_test_runs_the_code_the_model_generated_in_the_judge(sandbox, scratch, how):
     files = {"codegen.py": '''
@@ -111,6 +112,7 @@ SUITE_CLASS = {
 }
 
 
+@on_layers(RULE_LAYERS)
 @pytest.mark.parametrize("how", sorted(SUITE_CLASS))
 def test_a_test_class_named_by_python_classes_is_not_opaque(sandbox, scratch, how):
     tests = {"pytest.ini": """
@@ -158,6 +160,7 @@ OVERTIME_TESTS = {
 }
 
 
+@on_layers(RULE_LAYERS)
 @pytest.mark.parametrize("how", sorted(OVERTIME_TESTS))
 def test_a_call_that_never_answers_raises_overtime_into_the_tests_except(sandbox, scratch, how):
     files = {"parse.py": """
@@ -200,6 +203,7 @@ SKIPPED_AT_COLLECTION = {
 }
 
 
+@on_layers(RULE_LAYERS)
 @pytest.mark.parametrize("how", sorted(SKIPPED_AT_COLLECTION))
 def test_a_test_module_skipped_at_collection_is_not_counted(sandbox, scratch, how):
     files = {"core.py": """
@@ -256,6 +260,7 @@ def test_a_path_the_model_returns_is_read_at_collection(sandbox, scratch):
 # 1b. The same door in the commonest test of a value class: `eval(repr(p)) == p`. The repr is
 #     the model's answer (a str, by value), and the test evaluates it in the judge.
 
+@on_layers(RULE_LAYERS)
 def test_eval_of_the_models_repr_runs_the_models_code_in_the_judge(sandbox, scratch):
     files = {"geometry.py": '''
         EVIL = %r
@@ -361,6 +366,7 @@ DOCTEST_PAYLOAD = """
 """
 
 
+@on_layers(RULE_LAYERS)
 def test_doctest_of_the_models_module_runs_the_models_code_in_the_judge(sandbox, scratch):
     files = {"mylib.py": '''
         def add(a, b):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, sandbox, refused, IN_THE_JUDGE  # noqa: F401 - sandbox is a fixture
 
 
@@ -62,6 +63,7 @@ HINTS = {
 }
 
 
+@on_layers(RULE_LAYERS)
 @pytest.mark.parametrize("how", sorted(HINTS))
 def test_an_annotation_the_model_wrote_is_evaluated_in_the_judge(sandbox, scratch, how):
     files = {"api.py": '''
@@ -90,6 +92,7 @@ def test_an_annotation_the_model_wrote_is_evaluated_in_the_judge(sandbox, scratc
 #    logging/config.py (not an evaluator module, not a test), with logging's globals (the judge's
 #    own builtins), on the model's text.
 
+@on_layers(RULE_LAYERS)
 def test_a_logging_config_the_model_wrote_is_evaluated_in_the_judge(sandbox, scratch):
     files = {"app.py": '''
         PAYLOAD = %r

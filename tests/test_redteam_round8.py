@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from test_redteam_round7 import BUNDLE_TEST, HONEST_FAILURE
+from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import judged, sandbox, refused  # noqa: F401 - sandbox is a fixture
 
 
@@ -23,6 +24,7 @@ FORGE = ("[setattr(__import__('sys').modules['judge_plugin'].Record, 'item', "
 #    condition) in _pytest/skipping.py, an allowed template maker, with the test module's globals
 #    (the judge's builtins). The model's text is the condition.
 
+@on_layers(RULE_LAYERS)
 def test_a_skipif_condition_from_the_model_is_evaluated_in_the_judge(sandbox, scratch):
     files = {"shellutil.py": '''
         IS_WINDOWS = %r
