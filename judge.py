@@ -131,7 +131,7 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
             "test_timeout": per_test_timeout(judged_limits(cfg)), "named": None if named is None else sorted(named)}
     env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
            "PYTHONPATH": str(_runtime(sandbox)), "JUDGE_SPEC": json.dumps(spec)}
-    argv = [sandbox.pytest_main(), "-q", "-p", "no:cacheprovider", "-p", "judge_plugin", "--color=no", "--tb=short",
+    argv = [sandbox.pytest_main(), "-q", "-p", "no:cacheprovider", "-p", "judge_entry", "--color=no", "--tb=short",
             "--continue-on-collection-errors",
             f"--junitxml={report}", "-o", "junit_logging=out-err", f"--basetemp={pytest_tmp / 'basetemp'}",
             *pytest_config_args(tests_dir), "--"]

@@ -1490,7 +1490,23 @@ def _made_and_lost(session) -> list[str]:
     return sorted(wrong)
 
 
-sys.setprofile(_note_import_calls)
+def _noting_import_calls(exec_module, loader, module):
+    """Runs a module of the tests (a conftest loads before collection) with _note_import_calls on.
+    The hook is on only while the tests load, never through pytest's own start: a profile function
+    costs every call it sees (it was a third of a small judged run's time)."""
+    if not (rpc._policy.IMPORTING and (getattr(module, "__file__", None) or "").startswith(TESTS_DIR + os.sep)):
+        return exec_module(loader, module)
+    before = sys.getprofile()
+    sys.setprofile(_note_import_calls)
+    try:
+        return exec_module(loader, module)
+    finally:
+        sys.setprofile(before)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session):
+    sys.setprofile(_note_import_calls)  # until pytest_collection_finish
 
 
 # -- a test's failed check counts wherever it is caught, but by the tests' own code ----------------
@@ -1618,7 +1634,7 @@ def _exec_a_module_of_the_tests(self, module):
     """A module of the tests (also one a test imports late) gets the recording AssertionError."""
     if (getattr(module, "__file__", None) or "").startswith(TESTS_DIR + os.sep):
         vars(module).setdefault("AssertionError", _TestsAssertionError)
-    return _exec_module(self, module)
+    return _noting_import_calls(_exec_module, self, module)
 
 
 # A module of the tests loaded by path (`spec_from_file_location` + `exec_module`, past pytest's
@@ -1638,7 +1654,7 @@ def _tests_source_to_code(self, data, path, *args, **kwargs):
 def _exec_source_of_the_tests(self, module):
     if (getattr(module, "__file__", None) or "").startswith(TESTS_DIR + os.sep):
         vars(module).setdefault("AssertionError", _TestsAssertionError)
-    return _exec_source(self, module)
+    return _noting_import_calls(_exec_source, self, module)
 
 
 importlib.machinery.SourceFileLoader.source_to_code = _tests_source_to_code
@@ -1698,6 +1714,8 @@ def pytest_collection_finish(session):
     RECORD.collected = len(session.items)
     rpc._policy.IMPORTING = False
     rpc.TEST_CLASSES.update(item.cls for item in session.items if getattr(item, "cls", None) is not None)
+    gc.freeze()  # what pytest and the tests loaded stays: the collections while tests run (pytest's own
+    # five at the end, a suite's many calls) scan only what the tests made since
 
 
 def pytest_runtest_logreport(report):
