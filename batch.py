@@ -135,7 +135,8 @@ def answers(url: Optional[str]) -> bool:
     if url is None:
         return True
     try:
-        httpx.get(url + "/", timeout=5)
+        with llm_client.http_client(url, httpx.Timeout(5)) as http:
+            http.get(url + "/")
         return True
     except httpx.HTTPError:
         return False

@@ -78,7 +78,7 @@ class SystemOne:
     def __init__(self, url: str, timeout: float):
         self.url = url.rstrip("/") + "/v1/systemone"
         self.timeout = timeout
-        self.http = httpx.Client(timeout=httpx.Timeout(timeout, connect=min(timeout, 5.0)))
+        self.http = llm_client.http_client(self.url, httpx.Timeout(timeout, connect=min(timeout, 5.0)))
 
     def ask(self, situation: str) -> Note:
         start = time.monotonic()
