@@ -51,6 +51,9 @@ _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "_
 # of a functools.partial of the tests' function (a test `partial(check, case, expected)`).
 _FUNCTION_INSIDES = frozenset({"__closure__", "__globals__", "__builtins__", "__code__", "args", "keywords",
                                "func", "__reduce__", "__setstate__"})
+# A view of a test's dict (`EXPECTED.keys()` handed over) is that view: its `mapping` would be the
+# whole dict, the expected answers with the inputs (red team round 34).
+_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 # What the model's code may read of a test class itself (a class decorator's argument): its name.
 _TEST_CLASS_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 
@@ -394,15 +397,17 @@ _ABSENT = object()
 def _pickle_for_the_model(conn, obj) -> bytes:
     """(judge) pickle.dumps of a test's object for the model's code (its copy or deepcopy):
     never with an instance of a test class or the harness's objects inside (a bound method
-    pickles its instance, with the test's state)."""
+    pickles its instance, with the test's state), nor an iterator (an `islice(SEQ, 5)` pickles
+    the whole of SEQ, also what it has passed over: red team round 34)."""
     import io
     import pickle
 
     class Guarded(pickle.Pickler):
         def persistent_id(self, x):
-            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x) or _ONLY_THROUGH_SELF.get(id(x)) is x:
-                raise PermissionError("a test instance, what a callable of the tests binds or the harness's object "
-                                      "would be pickled for the model's code (its state is the test's)")
+            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x) or _ONLY_THROUGH_SELF.get(id(x)) is x \
+                    or hasattr(type(x), "__next__"):
+                raise PermissionError("a test instance, what a callable or an iterator of the tests holds or the "
+                                      "harness's object would be pickled for the model's code (its state is the test's)")
             return None
 
     buffer = io.BytesIO()
@@ -482,6 +487,8 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     if not write and name in _FUNCTION_INSIDES and (type(target) is types.MethodType or _partial_of_theirs(conn, target)):
         raise AttributeError(f"{name!r}: what a function of the tests holds (its closure, globals, defaults, a "
                              f"partial's arguments) is the tests' own")
+    if not write and name == "mapping" and isinstance(target, _DICT_VIEWS):
+        raise AttributeError("'mapping': the dict a view of the tests' was made from is the tests' own")
     if not write and isinstance(target, type) and name not in _TEST_CLASS_NAMES and _test_class(conn, target):
         raise AttributeError(f"{name!r}: a test class is the tests' own (its cases, its state): the model's code "
                              f"may hold it, call it and read its name, nothing else")
