@@ -104,22 +104,35 @@ def pytest_unconfigure(config):
         os.environ.pop(LOCKS_ENV, None)
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_itemcollected(item):
+    """Marks from what a test uses (before `-m` deselects)."""
+    names = getattr(item, "fixturenames", ())
+    # a copy of the repository, or run_task.py as a subprocess: the CLI as a user types it
+    if "clone" in names or ("agent" in names and "loop_agent" not in names):
+        item.add_marker(pytest.mark.e2e)
+    if "browser" in names:
+        item.add_marker(pytest.mark.browser)
+    if _alone(item):
+        item.add_marker(pytest.mark.xdist_group(ALONE_GROUP))
+
+
+@pytest.hookimpl(trylast=True)  # after pytest groups the tests by their fixtures' parameters
 def pytest_collection_modifyitems(config, items):
-    for item in items:
-        names = getattr(item, "fixturenames", ())
-        # a copy of the repository, or run_task.py as a subprocess: the CLI as a user types it
-        if "clone" in names or ("agent" in names and "loop_agent" not in names):
-            item.add_marker(pytest.mark.e2e)
-        if "browser" in names:
-            item.add_marker(pytest.mark.browser)
-        if _alone(item):
-            item.add_marker(pytest.mark.xdist_group(ALONE_GROUP))
+    items.sort(key=_start_order)
     _xdist_groups(config, items)
 
 
 def _alone(item) -> bool:
     return item is not None and item.get_closest_marker("alone") is not None
+
+
+def _start_order(item) -> int:
+    """The longest tests (a real model, a Ray cluster) start first, so that none of them is the
+    last one running while the other workers idle; the `alone` tests come last, when the other
+    workers have little left to wait for (xdist keeps this order: --no-loadscope-reorder)."""
+    if item.get_closest_marker("slow") or item.get_closest_marker("ray"):
+        return 0
+    return 2 if _alone(item) else 1
 
 
 def _xdist_groups(config, items):
