@@ -684,13 +684,16 @@ CASES = {
     # -- cachetools 8.0.2 (bench/real_suites.py) -----------------------------------------------------
     "tests_subclass_overrides_a_staticmethod_the_model_calls": (
         {"sized.py": "class Cache:\n    def __init__(self):\n        self.size = 0\n\n    def add(self, value):\n"
-                     "        self.size += self.getsizeof(value)\n\n    @staticmethod\n    def getsizeof(value):\n"
-                     "        return 1\n"},
+                     "        self.size += self.getsizeof(value) * type(self).scale()\n\n"
+                     "    @staticmethod\n    def getsizeof(value):\n        return 1\n\n"
+                     "    @classmethod\n    def scale(cls):\n        return 1\n"},
         {"test_sized.py": "from sized import Cache\n\ndef test_override():\n    class Big(Cache):\n"
+                          "        FACTOR = 2\n\n"
                           "        @staticmethod\n        def getsizeof(value):\n            return value\n\n"
-                          "    c = Big()\n    c.add(5)\n    assert c.size == 5\n"},
-        "a test's subclass overrides a staticmethod that the model's code calls through self: the worker calls it "
-        "back with no instance of the test's subclass, and the judge refuses (PermissionError: the worker may call "
-        "back only the tests' own subclasses) (cachetools tests/__init__.py test_getsizeof_subclass, for each "
-        "cache class: 7 tests)"),
+                          "        @classmethod\n        def scale(cls):\n            return cls.FACTOR\n\n"
+                          "    c = Big()\n    c.add(5)\n    assert c.size == 10\n"},
+        "a test's subclass overrides a staticmethod (and a classmethod) that the model's code calls through self "
+        "(and its class): the worker called it back with no instance of the test's subclass, and the judge refused "
+        "(PermissionError: the worker may call back only the tests' own subclasses) (cachetools "
+        "tests/__init__.py test_getsizeof_subclass, for each cache class: 7 tests)"),
 }

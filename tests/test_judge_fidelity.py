@@ -42,8 +42,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
                                                  "not the model's __get__",
     "pickle_of_a_model_wrapper_of_a_tests_function": "the worker pickles the model's object, which holds a proxy "
                                                      "of a test's function the worker cannot import",
-    "tests_subclass_overrides_a_staticmethod_the_model_calls": "the worker calls back a test's subclass only "
-                                                               "through an instance or a classmethod",
 }
 
 
