@@ -32,6 +32,7 @@ import builtins
 import collections.abc
 import itertools
 import json
+import keyword
 import math
 import operator
 import os
@@ -829,6 +830,9 @@ class Connection:
             desc["f"] = True  # inspect.isfunction(proxy) holds, as for the function itself
         elif self.guarded and issubclass(t, type):
             desc["f"] = "class"  # isinstance(proxy, type) holds in the worker, as for a test's class itself
+        fields = _dataclass_fields(t) if self.guarded else None
+        if fields is not None:
+            desc["dc"] = fields  # dataclasses.is_dataclass(test_row) and fields() in the model's code
         if not self.guarded and self.subclasses:
             token = self.subclasses.get(t) if t in self.subclasses else None
             if token is not None:
@@ -964,9 +968,13 @@ class Connection:
                 abcs = desc.get("a") or []
                 _check(type(abcs) is list and set(abcs) <= _REGISTERED_ABCS.keys(), "abstract base classes")
                 _check(desc.get("f") in (None, True) or (desc["f"] == "class" and not self.guarded), "proxy kind")
+                fields = desc.get("dc") or []
+                _check(type(fields) is list and (not fields or not self.guarded) and len(set(fields)) == len(fields)
+                       and all(type(n) is str and n.isidentifier() and not keyword.iskeyword(n) for n in fields),
+                       "dataclass fields")
                 proxy = _remote_class(_PLAIN_SPECIALS if special is None else frozenset(special),
                                       function=desc.get("f") or False, nones=frozenset(nones),
-                                      abcs=frozenset(abcs)).of(self, handle)
+                                      abcs=frozenset(abcs), fields=tuple(fields)).of(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -1639,15 +1647,20 @@ def _abcs_of(obj) -> list:
 
 
 def _remote_class(special, function: bool | str = False, nones: frozenset = frozenset(),
-                  abcs: frozenset = frozenset()) -> type:
+                  abcs: frozenset = frozenset(), fields: tuple = ()) -> type:
     """The proxy class with exactly these special methods (one class per set, cached). A proxy of
     a plain function says so through __class__, so isinstance(proxy, types.FunctionType) and
     inspect.isfunction hold (suites list a module's functions with inspect.getmembers); its type
-    stays the proxy's."""
-    key = (frozenset(special), function, nones, abcs)
+    stays the proxy's. A proxy of a test's dataclass instance (in the worker) is of a dataclass
+    with its fields' names, so dataclasses.is_dataclass, fields() and asdict() work on it (each
+    field's value is read from the test's object, as any attribute)."""
+    key = (frozenset(special), function, nones, abcs, fields)
     cls = _remote_classes.get(key)
     if cls is None:
         namespace = {n: _OPTIONAL[n] for n in key[0]}
+        if fields:
+            import dataclasses
+            namespace["__dataclass_fields__"] = dataclasses.make_dataclass("Remote", fields).__dataclass_fields__
         namespace.update(dict.fromkeys(nones))  # iter() refuses, as for the real object
         namespace.update(__slots__=(), __doc__=_forwarded("__doc__"), __module__=_forwarded("__module__"))
         if function == "class":  # (a test's class in the worker: register(conn, TestAggregate) sees a class)
@@ -1659,6 +1672,21 @@ def _remote_class(special, function: bool | str = False, nones: frozenset = froz
         for name in abcs:
             _REGISTERED_ABCS[name].register(cls)
     return cls
+
+
+def _dataclass_fields(t) -> list | None:
+    """(judge) The fields' names if t, the class of a test's object, is a dataclass (found in its
+    classes' own dicts, never through a __getattr__ of a class that stands for the model's); each
+    name is what the model's code could read on the object anyway."""
+    try:
+        mro = type.__getattribute__(t, "__mro__")
+        if issubclass(t, type) or not any("__dataclass_fields__" in type.__getattribute__(k, "__dict__") for k in mro):
+            return None
+        import dataclasses
+        names = [f.name for f in dataclasses.fields(t)]
+        return names if all(type(n) is str and n.isidentifier() and not keyword.iskeyword(n) for n in names) else None
+    except Exception:
+        return None
 
 
 def _special_methods(t, names=_OPTIONAL, none: bool = False) -> frozenset:

@@ -484,10 +484,13 @@ CASES = {
         "TableFormat(...): 4 tests)"),
     "model_code_reads_a_tests_dataclass": (
         {"rows.py": "import dataclasses\n\ndef header(rows):\n    if dataclasses.is_dataclass(rows[0]):\n"
-                    "        return [f.name for f in dataclasses.fields(rows[0])]\n    return list(range(len(rows[0])))\n"},
-        {"test_rows.py": "from dataclasses import make_dataclass\nfrom rows import header\n\ndef test_dataclass_rows():\n"
+                    "        return [f.name for f in dataclasses.fields(rows[0])]\n    return list(range(len(rows[0])))\n\n"
+                    "def record(row):\n    return dataclasses.asdict(row)\n"},
+        {"test_rows.py": "from dataclasses import make_dataclass\nfrom rows import header, record\n\n"
+                         "def test_dataclass_rows():\n"
                          "    Person = make_dataclass('Person', ['name', 'age'])\n"
-                         "    assert header([Person('Alice', 23)]) == ['name', 'age']\n"},
+                         "    assert header([Person('Alice', 23)]) == ['name', 'age']\n"
+                         "    assert record(Person('Bob', 7)) == {'name': 'Bob', 'age': 7}\n"},
         "a test's dataclass instance reaches the model's code as a proxy: dataclasses.is_dataclass (type(obj)) "
         "is false there (tabulate test_input list_of_dataclasses: 2 tests)"),
     "type_of_model_module_list": (

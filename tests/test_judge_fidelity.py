@@ -25,7 +25,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "model_decorator_on_a_tests_method": "a model descriptor's __get__ would get the test's instance unasked",
     "model_descriptor_learns_its_name": "__set_name__ would hand the model's code the test's class unasked",
     "model_dataclass_helpers": "dataclasses.asdict/replace check type(x), which is the proxy's class",
-    "model_code_reads_a_tests_dataclass": "dataclasses.is_dataclass reads type(obj), the proxy's class, in the worker",
     "type_of_model_module_list": "a list of the model's module is a live copy (a list subclass) so the judge's "
                                  "changes reach the worker",
     "stdlib_module_and_class_returned_by_model": "a module or class the model's code returns is the worker's, "
