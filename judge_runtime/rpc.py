@@ -1485,14 +1485,39 @@ def _unpickled(data: bytes):
 _GUARDED = None  # the judge's connection (pickles of the model's objects are loaded through it)
 
 
+class _Binding:
+    """A proxy's __get__ (when the real type has one). Python binding a class attribute (a
+    function of the model's code set on a test's class binds as a method does) calls it as
+    (proxy, obj, cls): the model's own __get__ is never asked, it would receive the test's
+    instance and class without a call of the test's. A test's explicit `descriptor.__get__(x)`
+    reads it as an attribute instead: in the judge that asks the model's __get__, but only with
+    values that cross as exact builtins or are the model's (toolz's InstanceProperty); a test's
+    instance or class there (functools.partialmethod's `func.__get__(obj, cls)`) binds locally."""
+
+    def __call__(self, proxy, obj, objtype=None):
+        return proxy if obj is None else types.MethodType(proxy, obj)
+
+    def __get__(self, proxy, cls=None):
+        if proxy is None or not object.__getattribute__(proxy, "_rpc_conn").guarded:
+            return self if proxy is None else types.MethodType(self, proxy)
+
+        def explicit(obj, objtype=None):
+            if not all(_plainly_valued(proxy, x) for x in (obj, objtype)):
+                return self(proxy, obj, objtype)
+            return _ask(proxy, "method", proxy, "__get__", (obj,) if objtype is None else (obj, objtype), {})
+        return explicit
+
+
+def _plainly_valued(proxy, x) -> bool:
+    """None, an exact builtin scalar or builtin class, or an object of the model's code."""
+    return (x is None or type(x) in (bool, int, float, complex, str, bytes) or _BUILTIN_TYPE_NAMES.get(id(x)) is not None
+            or _model_side(object.__getattribute__(proxy, "_rpc_conn"), x))
+
+
 class _Special:
     """The special methods a proxy may have (see _remote_class)."""
 
-    def __get__(self, obj, objtype=None):
-        """A function of the model's code set on a test's class binds as a method does (the test's
-        instance reaches the model's code only when the test calls it). The model's own __get__
-        is never asked: it would receive the test's instance and class without a call of the test."""
-        return self if obj is None else types.MethodType(self, obj)
+    __get__ = _Binding()
 
     def __hash__(self):
         return _typed(_ask(self, "op", "hash", self), (int,), "hash()")
