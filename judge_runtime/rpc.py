@@ -137,9 +137,11 @@ class Connection:
     def __init__(self, rfile, wfile, *, guarded: bool, outgoing=None, incoming=None, before_serve=None,
                  describe_loss=None, trusted_folder: str = ""):
         self.guarded = guarded
+        global _GUARDED, _UNGUARDED
         if guarded:
-            global _GUARDED
             _GUARDED = self
+        else:
+            _UNGUARDED = self
         self._trusted = os.path.abspath(trusted_folder) + os.sep if trusted_folder else None
         self._rfile, self._wfile = rfile, wfile
         self._read_some = getattr(rfile, "read1", rfile.read)  # what has come, without waiting for more
@@ -172,6 +174,7 @@ class Connection:
         self.subclasses: dict = {}               # (worker) their token -> our subclass; (judge) token -> test class
         self.wrappers: dict[int, object] = {}    # (judge) their handle -> the test's subclass instance
         self.origins: list = []  # weak references to proxies read from a module (found again in a new worker)
+        self.own_pickles: set[bytes] = set()     # (judge) what it pickled of the tests' objects for the model's code
 
     # --- transport ------------------------------------------------------------------------
 
@@ -634,7 +637,9 @@ class Connection:
                 if self._is_exported(x):
                     self._check_target(x, "op")  # pickle.dumps of a test instance would read its state
             if guarded and name == "pickle":
-                return _policy._pickle_for_the_model(self, operands[0])
+                data = _policy._pickle_for_the_model(self, operands[0])
+                self.own_pickles.add(data)
+                return data
             if guarded and name in ("repr", "str", "format") and _policy.opaque_text(operands[0]) is not None:
                 return _policy.opaque_text(operands[0])  # a partial's repr shows its arguments
             if guarded and name == "signature":
@@ -655,6 +660,9 @@ class Connection:
             import importlib
             (name,) = args
             return importlib.import_module(name)
+        if op == "unpickle" and guarded:
+            (data,) = args
+            return self.load_own_pickle(data)
         if op == "unpickle" and not guarded:
             import io
             import pickle
@@ -678,6 +686,16 @@ class Connection:
             sub, obj, name, call_args, kwargs = args
             return getattr(super(sub, obj), name)(*call_args, **kwargs)
         raise PermissionError(f"operation {op!r} is not served here")
+
+    def load_own_pickle(self, data):
+        """(judge) A pickle it made of a test's object for the model's code, loaded here (it names
+        the tests' modules, which the worker cannot import): only these very bytes, so nothing the
+        worker wrote is unpickled in the judge. pickle's own loader (the tests' pickle.loads is
+        the judge's, which loads only plain data)."""
+        if type(data) is not bytes or data not in self.own_pickles:
+            raise PermissionError("the judge loads only the pickles it made of the tests' objects")
+        import _pickle
+        return _pickle.loads(data)
 
     def _is_exported(self, obj) -> bool:
         handle = self._handle_of.get(id(obj))
@@ -1469,7 +1487,17 @@ class Remote:
     def __reduce_ex__(self, protocol):
         """pickle.dumps(proxy), and copy.copy or deepcopy of it when its type has no __copy__: the
         model's object pickled in the worker; loading it asks the worker."""
-        return _unpickled, (_typed(_ask(self, "op", "pickle", self), (bytes,), "pickle"),)
+        data = _typed(_ask(self, "op", "pickle", self), (bytes,), "pickle")
+        return (_unpickled if object.__getattribute__(self, "_rpc_conn").guarded else _unpickled_by_the_judge), (data,)
+
+
+def _unpickled_by_the_judge(data: bytes):
+    """A test's object pickled by the judge for the model's code (pickle.dumps or deepcopy in the
+    worker of a model object that holds a test's function): the judge loads it, and the model's
+    code gets what it gives (that function, a copy of the object) as any value of the tests."""
+    if _UNGUARDED is not None:  # (the worker)
+        return _UNGUARDED.request("unpickle", bytes(data))
+    return _GUARDED.load_own_pickle(bytes(data))
 
 
 _TEST_MARKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # (judge) proxy -> the test's marks on it
@@ -1483,6 +1511,7 @@ def _unpickled(data: bytes):
 
 
 _GUARDED = None  # the judge's connection (pickles of the model's objects are loaded through it)
+_UNGUARDED = None  # the worker's connection (pickles of the tests' objects are loaded through it)
 
 
 class _Binding:

@@ -660,11 +660,12 @@ CASES = {
         "a test calls the model's descriptor's __get__ itself: it gets the proxy's own __get__ (returns the "
         "proxy), never the model's (toolz test_serialization::test_instanceproperty: 1 test)"),
     "pickle_of_a_model_wrapper_of_a_tests_function": (
-        {"flipper.py": "class flip:\n    def __init__(self, func):\n        self.func = func\n"
-                       "    def __call__(self, a, b):\n        return self.func(b, a)\n"},
-        {"test_flipper.py": "import pickle\nfrom flipper import flip\n\ndef sub(a, b):\n    return a - b\n\n"
+        {"flipper.py": "import copy\n\nclass flip:\n    def __init__(self, func):\n        self.func = func\n"
+                       "    def __call__(self, a, b):\n        return self.func(b, a)\n\n"
+                       "def clone(f):\n    return copy.deepcopy(f)\n"},
+        {"test_flipper.py": "import pickle\nfrom flipper import clone, flip\n\ndef sub(a, b):\n    return a - b\n\n"
                             "def test_pickle():\n    g = pickle.loads(pickle.dumps(flip(sub)))\n"
-                            "    assert g(1, 3) == 2\n"},
+                            "    assert g(1, 3) == 2 and clone(flip(sub))(5, 1) == -4\n"},
         "pickle.dumps of a model object that holds a test's function: the worker pickles it and cannot import the "
         "tests' module (ModuleNotFoundError) (toolz test_serialization::test_flip, test_curried_qualname, "
         "test_curried_bad_qualname: 3 tests)"),

@@ -37,8 +37,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
                                                                   "test's thread, which waits meanwhile",
     "tests_str_subclass_reaches_model_as_str": "a subclass of a builtin value crosses as the exact builtin "
                                                "(its overridden __hash__ is the test's and stays in the judge)",
-    "pickle_of_a_model_wrapper_of_a_tests_function": "the worker pickles the model's object, which holds a proxy "
-                                                     "of a test's function the worker cannot import",
 }
 
 
