@@ -616,6 +616,8 @@ class Connection:
                             or type(target).__name__ == "builtin_method"):  # conn.create_function(...), fetched first
                 call_args, kwargs = _policy.callbacks_for_the_model(getattr(target, "__self__", None),
                                                                     getattr(target, "__name__", ""), call_args, kwargs)
+            if guarded:
+                call_args = _own_self(self, target, call_args)
             body = _policy.TEST_BODY if guarded else None
             if body is not None and body.is_the_tests_own(target):
                 result = body.call(target, call_args, kwargs)
@@ -1515,15 +1517,19 @@ _UNGUARDED = None  # the worker's connection (pickles of the tests' objects are 
 
 
 class _Binding:
-    """A proxy's __get__ (when the real type has one). Python binding a class attribute (a
-    function of the model's code set on a test's class binds as a method does) calls it as
-    (proxy, obj, cls): the model's own __get__ is never asked, it would receive the test's
-    instance and class without a call of the test's. A test's explicit `descriptor.__get__(x)`
-    reads it as an attribute instead: in the judge that asks the model's __get__, but only with
-    values that cross as exact builtins or are the model's (toolz's InstanceProperty); a test's
-    instance or class there (functools.partialmethod's `func.__get__(obj, cls)`) binds locally."""
+    """A proxy's __get__ (when the real type has one). Python binding a class attribute calls it
+    as (proxy, obj, cls). A callable of the model's code set on a test's class (a function, a
+    decorator's wrapper object) binds as a method does, here: the test's instance reaches the
+    model's code only with the test's call. A descriptor of the model's code that is not
+    callable (a decorator that only binds: cachetools' cachedmethod) is asked, in the judge, with
+    tokens for the test's instance and class (_Bound): never the test's objects unasked. A
+    test's explicit `descriptor.__get__(x)` reads it as an attribute instead: in the judge that
+    asks the model's __get__ with x itself if it crosses as an exact builtin or is the model's
+    (toolz's InstanceProperty), else it binds as Python's binding does."""
 
     def __call__(self, proxy, obj, objtype=None):
+        if object.__getattribute__(proxy, "_rpc_conn").guarded and "__call__" not in vars(type(proxy)):
+            return _value_of(_ask(proxy, "method", proxy, "__get__", (_token(obj), _token(objtype)), {}))
         return proxy if obj is None else types.MethodType(proxy, obj)
 
     def __get__(self, proxy, cls=None):
@@ -1543,10 +1549,62 @@ def _plainly_valued(proxy, x) -> bool:
             or _model_side(object.__getattribute__(proxy, "_rpc_conn"), x))
 
 
+class _Bound:
+    """(judge) What a descriptor of the model's code in a test's class gets for the test's instance
+    or class (__get__'s obj and cls, __set_name__'s owner): a token, opaque to the model's code.
+    The judge puts the value back only as the first argument of the model's call of a function
+    the tests defined in that class (`self.fn(obj, *args)` of the method it decorates: the test's
+    own method gets its own self), and when the model's __get__ returns it."""
+
+    __slots__ = ("__weakref__",)
+
+    def __repr__(self):
+        return "<a test's instance or class, as a model descriptor sees it>"
+
+
+_TOKEN_OF: dict[int, tuple] = {}  # (judge) id(a test's object) -> (it, its token), kept alive
+_VALUE_OF: dict[int, tuple] = {}  # (judge) id(token) -> (token, the test's object)
+
+
+def _token(value):
+    if value is None:
+        return None
+    entry = _TOKEN_OF.get(id(value))
+    if entry is None or entry[0] is not value:
+        entry = _TOKEN_OF[id(value)] = (value, _Bound())
+        _VALUE_OF[id(entry[1])] = (entry[1], value)
+    return entry[1]
+
+
+def _value_of(x):
+    entry = _VALUE_OF.get(id(x))
+    return entry[1] if entry is not None and entry[0] is x else x
+
+
+def _own_self(conn, target, args: tuple) -> tuple:
+    """(judge) The model's code calls a function the tests defined in a class with a token first:
+    the test's instance or class itself, if the function is that class's own (or a base's)."""
+    value = _value_of(args[0]) if args else None
+    if value is None or value is args[0] or type(target) is not types.FunctionType \
+            or not _policy._defined_here(conn, target):
+        return args
+    owner = target.__qualname__.rpartition(".")[0]
+    mro = type.__getattribute__(value if isinstance(value, type) else type(value), "__mro__")
+    if any(k.__qualname__ == owner and k.__module__ == target.__module__ for k in mro):
+        return (value, *args[1:])
+    return args
+
+
 class _Special:
     """The special methods a proxy may have (see _remote_class)."""
 
     __get__ = _Binding()
+
+    def __set_name__(self, owner, name):
+        """A descriptor of the model's code in a test's class body learns its name; the test's
+        class reaches it as a token (_Bound). (Not asked for a test's object in the worker.)"""
+        if object.__getattribute__(self, "_rpc_conn").guarded:
+            _ask(self, "method", self, "__set_name__", (_token(owner), name), {})
 
     def __hash__(self):
         return _typed(_ask(self, "op", "hash", self), (int,), "hash()")
@@ -1677,7 +1735,7 @@ _OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callab
 # A proxy made without a description of its type (an exception's or a mirror's link to the real
 # object): none of the special methods that protocols probe for (tee copies what has __copy__,
 # a class body calls __set_name__, a class attribute with __get__ binds).
-_PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__copy__", "__deepcopy__", "__hash__"}
+_PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__set_name__", "__copy__", "__deepcopy__", "__hash__"}
 _REMOTE_TYPES: set = set()
 _remote_classes: dict = {}
 

@@ -22,8 +22,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "model_keeps_test_list": "values cross as copies: a list the model's code keeps is not the test's",
     "test_object_kept_alive_by_judge": "the judge keeps what it handed to the model's code alive until the end",
     "many_small_calls_are_slow": "each call is a round trip between two processes",
-    "model_decorator_on_a_tests_method": "a model descriptor's __get__ would get the test's instance unasked",
-    "model_descriptor_learns_its_name": "__set_name__ would hand the model's code the test's class unasked",
     "model_dataclass_helpers": "dataclasses.asdict/replace check type(x), which is the proxy's class",
     "type_of_model_module_list": "a list of the model's module is a live copy (a list subclass) so the judge's "
                                  "changes reach the worker",
