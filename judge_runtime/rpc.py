@@ -32,6 +32,7 @@ import builtins
 import collections.abc
 import itertools
 import json
+import keyword
 import math
 import operator
 import os
@@ -136,9 +137,11 @@ class Connection:
     def __init__(self, rfile, wfile, *, guarded: bool, outgoing=None, incoming=None, before_serve=None,
                  describe_loss=None, trusted_folder: str = ""):
         self.guarded = guarded
+        global _GUARDED, _UNGUARDED
         if guarded:
-            global _GUARDED
             _GUARDED = self
+        else:
+            _UNGUARDED = self
         self._trusted = os.path.abspath(trusted_folder) + os.sep if trusted_folder else None
         self._rfile, self._wfile = rfile, wfile
         self._read_some = getattr(rfile, "read1", rfile.read)  # what has come, without waiting for more
@@ -171,6 +174,7 @@ class Connection:
         self.subclasses: dict = {}               # (worker) their token -> our subclass; (judge) token -> test class
         self.wrappers: dict[int, object] = {}    # (judge) their handle -> the test's subclass instance
         self.origins: list = []  # weak references to proxies read from a module (found again in a new worker)
+        self.own_pickles: set[bytes] = set()     # (judge) what it pickled of the tests' objects for the model's code
 
     # --- transport ------------------------------------------------------------------------
 
@@ -612,6 +616,8 @@ class Connection:
                             or type(target).__name__ == "builtin_method"):  # conn.create_function(...), fetched first
                 call_args, kwargs = _policy.callbacks_for_the_model(getattr(target, "__self__", None),
                                                                     getattr(target, "__name__", ""), call_args, kwargs)
+            if guarded:
+                call_args = _own_self(self, target, call_args)
             body = _policy.TEST_BODY if guarded else None
             if body is not None and body.is_the_tests_own(target):
                 result = body.call(target, call_args, kwargs)
@@ -633,7 +639,9 @@ class Connection:
                 if self._is_exported(x):
                     self._check_target(x, "op")  # pickle.dumps of a test instance would read its state
             if guarded and name == "pickle":
-                return _policy._pickle_for_the_model(self, operands[0])
+                data = _policy._pickle_for_the_model(self, operands[0])
+                self.own_pickles.add(data)
+                return data
             if guarded and name in ("repr", "str", "format") and _policy.opaque_text(operands[0]) is not None:
                 return _policy.opaque_text(operands[0])  # a partial's repr shows its arguments
             if guarded and name == "signature":
@@ -654,6 +662,9 @@ class Connection:
             import importlib
             (name,) = args
             return importlib.import_module(name)
+        if op == "unpickle" and guarded:
+            (data,) = args
+            return self.load_own_pickle(data)
         if op == "unpickle" and not guarded:
             import io
             import pickle
@@ -677,6 +688,16 @@ class Connection:
             sub, obj, name, call_args, kwargs = args
             return getattr(super(sub, obj), name)(*call_args, **kwargs)
         raise PermissionError(f"operation {op!r} is not served here")
+
+    def load_own_pickle(self, data):
+        """(judge) A pickle it made of a test's object for the model's code, loaded here (it names
+        the tests' modules, which the worker cannot import): only these very bytes, so nothing the
+        worker wrote is unpickled in the judge. pickle's own loader (the tests' pickle.loads is
+        the judge's, which loads only plain data)."""
+        if type(data) is not bytes or data not in self.own_pickles:
+            raise PermissionError("the judge loads only the pickles it made of the tests' objects")
+        import _pickle
+        return _pickle.loads(data)
 
     def _is_exported(self, obj) -> bool:
         handle = self._handle_of.get(id(obj))
@@ -829,6 +850,9 @@ class Connection:
             desc["f"] = True  # inspect.isfunction(proxy) holds, as for the function itself
         elif self.guarded and issubclass(t, type):
             desc["f"] = "class"  # isinstance(proxy, type) holds in the worker, as for a test's class itself
+        fields = _dataclass_fields(t) if self.guarded else None
+        if fields is not None:
+            desc["dc"] = fields  # dataclasses.is_dataclass(test_row) and fields() in the model's code
         if not self.guarded and self.subclasses:
             token = self.subclasses.get(t) if t in self.subclasses else None
             if token is not None:
@@ -964,9 +988,13 @@ class Connection:
                 abcs = desc.get("a") or []
                 _check(type(abcs) is list and set(abcs) <= _REGISTERED_ABCS.keys(), "abstract base classes")
                 _check(desc.get("f") in (None, True) or (desc["f"] == "class" and not self.guarded), "proxy kind")
+                fields = desc.get("dc") or []
+                _check(type(fields) is list and (not fields or not self.guarded) and len(set(fields)) == len(fields)
+                       and all(type(n) is str and n.isidentifier() and not keyword.iskeyword(n) for n in fields),
+                       "dataclass fields")
                 proxy = _remote_class(_PLAIN_SPECIALS if special is None else frozenset(special),
                                       function=desc.get("f") or False, nones=frozenset(nones),
-                                      abcs=frozenset(abcs)).of(self, handle)
+                                      abcs=frozenset(abcs), fields=tuple(fields)).of(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -1461,7 +1489,17 @@ class Remote:
     def __reduce_ex__(self, protocol):
         """pickle.dumps(proxy), and copy.copy or deepcopy of it when its type has no __copy__: the
         model's object pickled in the worker; loading it asks the worker."""
-        return _unpickled, (_typed(_ask(self, "op", "pickle", self), (bytes,), "pickle"),)
+        data = _typed(_ask(self, "op", "pickle", self), (bytes,), "pickle")
+        return (_unpickled if object.__getattribute__(self, "_rpc_conn").guarded else _unpickled_by_the_judge), (data,)
+
+
+def _unpickled_by_the_judge(data: bytes):
+    """A test's object pickled by the judge for the model's code (pickle.dumps or deepcopy in the
+    worker of a model object that holds a test's function): the judge loads it, and the model's
+    code gets what it gives (that function, a copy of the object) as any value of the tests."""
+    if _UNGUARDED is not None:  # (the worker)
+        return _UNGUARDED.request("unpickle", bytes(data))
+    return _GUARDED.load_own_pickle(bytes(data))
 
 
 _TEST_MARKS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # (judge) proxy -> the test's marks on it
@@ -1475,16 +1513,98 @@ def _unpickled(data: bytes):
 
 
 _GUARDED = None  # the judge's connection (pickles of the model's objects are loaded through it)
+_UNGUARDED = None  # the worker's connection (pickles of the tests' objects are loaded through it)
+
+
+class _Binding:
+    """A proxy's __get__ (when the real type has one). Python binding a class attribute calls it
+    as (proxy, obj, cls). A callable of the model's code set on a test's class (a function, a
+    decorator's wrapper object) binds as a method does, here: the test's instance reaches the
+    model's code only with the test's call. A descriptor of the model's code that is not
+    callable (a decorator that only binds: cachetools' cachedmethod) is asked, in the judge, with
+    tokens for the test's instance and class (_Bound): never the test's objects unasked. A
+    test's explicit `descriptor.__get__(x)` reads it as an attribute instead: in the judge that
+    asks the model's __get__ with x itself if it crosses as an exact builtin or is the model's
+    (toolz's InstanceProperty), else it binds as Python's binding does."""
+
+    def __call__(self, proxy, obj, objtype=None):
+        if object.__getattribute__(proxy, "_rpc_conn").guarded and "__call__" not in vars(type(proxy)):
+            return _value_of(_ask(proxy, "method", proxy, "__get__", (_token(obj), _token(objtype)), {}))
+        return proxy if obj is None else types.MethodType(proxy, obj)
+
+    def __get__(self, proxy, cls=None):
+        if proxy is None or not object.__getattribute__(proxy, "_rpc_conn").guarded:
+            return self if proxy is None else types.MethodType(self, proxy)
+
+        def explicit(obj, objtype=None):
+            if not all(_plainly_valued(proxy, x) for x in (obj, objtype)):
+                return self(proxy, obj, objtype)
+            return _ask(proxy, "method", proxy, "__get__", (obj,) if objtype is None else (obj, objtype), {})
+        return explicit
+
+
+def _plainly_valued(proxy, x) -> bool:
+    """None, an exact builtin scalar or builtin class, or an object of the model's code."""
+    return (x is None or type(x) in (bool, int, float, complex, str, bytes) or _BUILTIN_TYPE_NAMES.get(id(x)) is not None
+            or _model_side(object.__getattribute__(proxy, "_rpc_conn"), x))
+
+
+class _Bound:
+    """(judge) What a descriptor of the model's code in a test's class gets for the test's instance
+    or class (__get__'s obj and cls, __set_name__'s owner): a token, opaque to the model's code.
+    The judge puts the value back only as the first argument of the model's call of a function
+    the tests defined in that class (`self.fn(obj, *args)` of the method it decorates: the test's
+    own method gets its own self), and when the model's __get__ returns it."""
+
+    __slots__ = ("__weakref__",)
+
+    def __repr__(self):
+        return "<a test's instance or class, as a model descriptor sees it>"
+
+
+_TOKEN_OF: dict[int, tuple] = {}  # (judge) id(a test's object) -> (it, its token), kept alive
+_VALUE_OF: dict[int, tuple] = {}  # (judge) id(token) -> (token, the test's object)
+
+
+def _token(value):
+    if value is None:
+        return None
+    entry = _TOKEN_OF.get(id(value))
+    if entry is None or entry[0] is not value:
+        entry = _TOKEN_OF[id(value)] = (value, _Bound())
+        _VALUE_OF[id(entry[1])] = (entry[1], value)
+    return entry[1]
+
+
+def _value_of(x):
+    entry = _VALUE_OF.get(id(x))
+    return entry[1] if entry is not None and entry[0] is x else x
+
+
+def _own_self(conn, target, args: tuple) -> tuple:
+    """(judge) The model's code calls a function the tests defined in a class with a token first:
+    the test's instance or class itself, if the function is that class's own (or a base's)."""
+    value = _value_of(args[0]) if args else None
+    if value is None or value is args[0] or type(target) is not types.FunctionType \
+            or not _policy._defined_here(conn, target):
+        return args
+    owner = target.__qualname__.rpartition(".")[0]
+    mro = type.__getattribute__(value if isinstance(value, type) else type(value), "__mro__")
+    if any(k.__qualname__ == owner and k.__module__ == target.__module__ for k in mro):
+        return (value, *args[1:])
+    return args
 
 
 class _Special:
     """The special methods a proxy may have (see _remote_class)."""
 
-    def __get__(self, obj, objtype=None):
-        """A function of the model's code set on a test's class binds as a method does (the test's
-        instance reaches the model's code only when the test calls it). The model's own __get__
-        is never asked: it would receive the test's instance and class without a call of the test."""
-        return self if obj is None else types.MethodType(self, obj)
+    __get__ = _Binding()
+
+    def __set_name__(self, owner, name):
+        """A descriptor of the model's code in a test's class body learns its name; the test's
+        class reaches it as a token (_Bound). (Not asked for a test's object in the worker.)"""
+        if object.__getattribute__(self, "_rpc_conn").guarded:
+            _ask(self, "method", self, "__set_name__", (_token(owner), name), {})
 
     def __hash__(self):
         return _typed(_ask(self, "op", "hash", self), (int,), "hash()")
@@ -1615,7 +1735,7 @@ _OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callab
 # A proxy made without a description of its type (an exception's or a mirror's link to the real
 # object): none of the special methods that protocols probe for (tee copies what has __copy__,
 # a class body calls __set_name__, a class attribute with __get__ binds).
-_PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__copy__", "__deepcopy__", "__hash__"}
+_PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__set_name__", "__copy__", "__deepcopy__", "__hash__"}
 _REMOTE_TYPES: set = set()
 _remote_classes: dict = {}
 
@@ -1639,15 +1759,20 @@ def _abcs_of(obj) -> list:
 
 
 def _remote_class(special, function: bool | str = False, nones: frozenset = frozenset(),
-                  abcs: frozenset = frozenset()) -> type:
+                  abcs: frozenset = frozenset(), fields: tuple = ()) -> type:
     """The proxy class with exactly these special methods (one class per set, cached). A proxy of
     a plain function says so through __class__, so isinstance(proxy, types.FunctionType) and
     inspect.isfunction hold (suites list a module's functions with inspect.getmembers); its type
-    stays the proxy's."""
-    key = (frozenset(special), function, nones, abcs)
+    stays the proxy's. A proxy of a test's dataclass instance (in the worker) is of a dataclass
+    with its fields' names, so dataclasses.is_dataclass, fields() and asdict() work on it (each
+    field's value is read from the test's object, as any attribute)."""
+    key = (frozenset(special), function, nones, abcs, fields)
     cls = _remote_classes.get(key)
     if cls is None:
         namespace = {n: _OPTIONAL[n] for n in key[0]}
+        if fields:
+            import dataclasses
+            namespace["__dataclass_fields__"] = dataclasses.make_dataclass("Remote", fields).__dataclass_fields__
         namespace.update(dict.fromkeys(nones))  # iter() refuses, as for the real object
         namespace.update(__slots__=(), __doc__=_forwarded("__doc__"), __module__=_forwarded("__module__"))
         if function == "class":  # (a test's class in the worker: register(conn, TestAggregate) sees a class)
@@ -1659,6 +1784,21 @@ def _remote_class(special, function: bool | str = False, nones: frozenset = froz
         for name in abcs:
             _REGISTERED_ABCS[name].register(cls)
     return cls
+
+
+def _dataclass_fields(t) -> list | None:
+    """(judge) The fields' names if t, the class of a test's object, is a dataclass (found in its
+    classes' own dicts, never through a __getattr__ of a class that stands for the model's); each
+    name is what the model's code could read on the object anyway."""
+    try:
+        mro = type.__getattribute__(t, "__mro__")
+        if issubclass(t, type) or not any("__dataclass_fields__" in type.__getattribute__(k, "__dict__") for k in mro):
+            return None
+        import dataclasses
+        names = [f.name for f in dataclasses.fields(t)]
+        return names if all(type(n) is str and n.isidentifier() and not keyword.iskeyword(n) for n in names) else None
+    except Exception:
+        return None
 
 
 def _special_methods(t, names=_OPTIONAL, none: bool = False) -> frozenset:
@@ -1822,7 +1962,8 @@ def _dispatch(mode: str, name: str, target, args: tuple, kwargs: dict):
     an instance (or the class) of a test's subclass; or, for mode "local", an attribute the
     test's code set on the instance."""
     instance = isinstance(target, ModelSubclass)
-    cls = type(target) if instance else target
+    cls = type(target) if instance else _tests_class(target, mode, name)
+    target = target if instance else cls
     if not (isinstance(cls, type) and issubclass(cls, ModelSubclass) and type(args) is tuple and type(kwargs) is dict):
         raise PermissionError("the worker may call back only the tests' own subclasses")
     if mode == "local":
@@ -1842,6 +1983,20 @@ def _dispatch(mode: str, name: str, target, args: tuple, kwargs: dict):
         return None
     value = getattr(target, name)
     return value if mode == "get" else value(*args, **kwargs)
+
+
+def _tests_class(target, mode: str, name):
+    """The test's class a static or class method of it is called on in the worker. There the
+    stub's class is the worker's subclass (`self.getsizeof(v)` in the model's code, where the
+    test's class overrides the staticmethod, as cachetools' suite does), which comes here as the
+    proxy the judge got when it made that subclass: it stands for the test's class. Only such a
+    method: a plain method of the test's class is called back only on an instance of it."""
+    if not isinstance(target, Remote):
+        return target
+    cls = object.__getattribute__(target, "_rpc_conn").subclasses.get(
+        ("class", object.__getattribute__(target, "_rpc_handle")))
+    member = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None) if cls and type(name) is str else None
+    return cls if mode == "call" and isinstance(member, (staticmethod, classmethod)) else None
 
 
 def _members(cls) -> list:

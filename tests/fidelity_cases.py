@@ -484,10 +484,13 @@ CASES = {
         "TableFormat(...): 4 tests)"),
     "model_code_reads_a_tests_dataclass": (
         {"rows.py": "import dataclasses\n\ndef header(rows):\n    if dataclasses.is_dataclass(rows[0]):\n"
-                    "        return [f.name for f in dataclasses.fields(rows[0])]\n    return list(range(len(rows[0])))\n"},
-        {"test_rows.py": "from dataclasses import make_dataclass\nfrom rows import header\n\ndef test_dataclass_rows():\n"
+                    "        return [f.name for f in dataclasses.fields(rows[0])]\n    return list(range(len(rows[0])))\n\n"
+                    "def record(row):\n    return dataclasses.asdict(row)\n"},
+        {"test_rows.py": "from dataclasses import make_dataclass\nfrom rows import header, record\n\n"
+                         "def test_dataclass_rows():\n"
                          "    Person = make_dataclass('Person', ['name', 'age'])\n"
-                         "    assert header([Person('Alice', 23)]) == ['name', 'age']\n"},
+                         "    assert header([Person('Alice', 23)]) == ['name', 'age']\n"
+                         "    assert record(Person('Bob', 7)) == {'name': 'Bob', 'age': 7}\n"},
         "a test's dataclass instance reaches the model's code as a proxy: dataclasses.is_dataclass (type(obj)) "
         "is false there (tabulate test_input list_of_dataclasses: 2 tests)"),
     "type_of_model_module_list": (
@@ -657,11 +660,12 @@ CASES = {
         "a test calls the model's descriptor's __get__ itself: it gets the proxy's own __get__ (returns the "
         "proxy), never the model's (toolz test_serialization::test_instanceproperty: 1 test)"),
     "pickle_of_a_model_wrapper_of_a_tests_function": (
-        {"flipper.py": "class flip:\n    def __init__(self, func):\n        self.func = func\n"
-                       "    def __call__(self, a, b):\n        return self.func(b, a)\n"},
-        {"test_flipper.py": "import pickle\nfrom flipper import flip\n\ndef sub(a, b):\n    return a - b\n\n"
+        {"flipper.py": "import copy\n\nclass flip:\n    def __init__(self, func):\n        self.func = func\n"
+                       "    def __call__(self, a, b):\n        return self.func(b, a)\n\n"
+                       "def clone(f):\n    return copy.deepcopy(f)\n"},
+        {"test_flipper.py": "import pickle\nfrom flipper import clone, flip\n\ndef sub(a, b):\n    return a - b\n\n"
                             "def test_pickle():\n    g = pickle.loads(pickle.dumps(flip(sub)))\n"
-                            "    assert g(1, 3) == 2\n"},
+                            "    assert g(1, 3) == 2 and clone(flip(sub))(5, 1) == -4\n"},
         "pickle.dumps of a model object that holds a test's function: the worker pickles it and cannot import the "
         "tests' module (ModuleNotFoundError) (toolz test_serialization::test_flip, test_curried_qualname, "
         "test_curried_bad_qualname: 3 tests)"),
@@ -684,13 +688,16 @@ CASES = {
     # -- cachetools 8.0.2 (bench/real_suites.py) -----------------------------------------------------
     "tests_subclass_overrides_a_staticmethod_the_model_calls": (
         {"sized.py": "class Cache:\n    def __init__(self):\n        self.size = 0\n\n    def add(self, value):\n"
-                     "        self.size += self.getsizeof(value)\n\n    @staticmethod\n    def getsizeof(value):\n"
-                     "        return 1\n"},
+                     "        self.size += self.getsizeof(value) * type(self).scale()\n\n"
+                     "    @staticmethod\n    def getsizeof(value):\n        return 1\n\n"
+                     "    @classmethod\n    def scale(cls):\n        return 1\n"},
         {"test_sized.py": "from sized import Cache\n\ndef test_override():\n    class Big(Cache):\n"
+                          "        FACTOR = 2\n\n"
                           "        @staticmethod\n        def getsizeof(value):\n            return value\n\n"
-                          "    c = Big()\n    c.add(5)\n    assert c.size == 5\n"},
-        "a test's subclass overrides a staticmethod that the model's code calls through self: the worker calls it "
-        "back with no instance of the test's subclass, and the judge refuses (PermissionError: the worker may call "
-        "back only the tests' own subclasses) (cachetools tests/__init__.py test_getsizeof_subclass, for each "
-        "cache class: 7 tests)"),
+                          "        @classmethod\n        def scale(cls):\n            return cls.FACTOR\n\n"
+                          "    c = Big()\n    c.add(5)\n    assert c.size == 10\n"},
+        "a test's subclass overrides a staticmethod (and a classmethod) that the model's code calls through self "
+        "(and its class): the worker called it back with no instance of the test's subclass, and the judge refused "
+        "(PermissionError: the worker may call back only the tests' own subclasses) (cachetools "
+        "tests/__init__.py test_getsizeof_subclass, for each cache class: 7 tests)"),
 }

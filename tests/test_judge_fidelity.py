@@ -22,10 +22,7 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "model_keeps_test_list": "values cross as copies: a list the model's code keeps is not the test's",
     "test_object_kept_alive_by_judge": "the judge keeps what it handed to the model's code alive until the end",
     "many_small_calls_are_slow": "each call is a round trip between two processes",
-    "model_decorator_on_a_tests_method": "a model descriptor's __get__ would get the test's instance unasked",
-    "model_descriptor_learns_its_name": "__set_name__ would hand the model's code the test's class unasked",
     "model_dataclass_helpers": "dataclasses.asdict/replace check type(x), which is the proxy's class",
-    "model_code_reads_a_tests_dataclass": "dataclasses.is_dataclass reads type(obj), the proxy's class, in the worker",
     "type_of_model_module_list": "a list of the model's module is a live copy (a list subclass) so the judge's "
                                  "changes reach the worker",
     "stdlib_module_and_class_returned_by_model": "a module or class the model's code returns is the worker's, "
@@ -38,12 +35,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
                                                                   "test's thread, which waits meanwhile",
     "tests_str_subclass_reaches_model_as_str": "a subclass of a builtin value crosses as the exact builtin "
                                                "(its overridden __hash__ is the test's and stays in the judge)",
-    "explicit_dunder_get_of_a_model_descriptor": "a test's own call of proxy.__get__(...) gets the proxy's binding, "
-                                                 "not the model's __get__",
-    "pickle_of_a_model_wrapper_of_a_tests_function": "the worker pickles the model's object, which holds a proxy "
-                                                     "of a test's function the worker cannot import",
-    "tests_subclass_overrides_a_staticmethod_the_model_calls": "the worker calls back a test's subclass only "
-                                                               "through an instance or a classmethod",
 }
 
 

@@ -193,6 +193,25 @@ def test_the_worker_reaches_only_public_names_of_objects_the_test_did_not_define
     assert code.co_argcount == 0 and code.co_name == "helper" and not hasattr(code, "co_consts")
 
 
+def _tests_function(a, b):
+    return a - b
+
+
+def test_the_judge_loads_only_the_pickles_it_made_of_the_tests_objects(pair):
+    """A model object that holds a test's function, deep-copied in the worker: the judge loads the
+    pickle it made of that function (the worker cannot import the tests' modules); bytes the worker
+    wrote are never unpickled in the judge."""
+    import pickle
+    import sys
+    sys.modules.setdefault("_judge_rpc_under_test", rpc)
+    mod = model(pair, "import copy, sys\nrpc = sys.modules['_judge_rpc_under_test']\n"
+                      "def clone(f):\n    return copy.deepcopy([f])[0]\n"
+                      "def forge(data):\n    return rpc._UNGUARDED.request('unpickle', data)\n")
+    assert mod.clone(_tests_function) is _tests_function
+    with pytest.raises(PermissionError, match="only the pickles it made"):
+        mod.forge(pickle.dumps(1))
+
+
 # ---------------------------------------------------------------------------------------------
 # Hostile messages: the judge end reads whatever a hijacked worker writes.
 

@@ -942,6 +942,54 @@ RED_TEAM = {
                 self.f
                 assert add(1, 1) == 2
     """}),
+    "a model descriptor gets a test's instance through functools.partialmethod": ({"calc.py": """
+        SEEN = {}
+        class Spy:
+            def __get__(self, obj, cls=None):
+                if obj is not None:
+                    SEEN.update(vars(obj))
+                return self
+            def __call__(self, *args):
+                return None
+        spy = Spy()
+        def add(a, b):
+            return SEEN.get("expected", 0)
+    """}, {"test_calc.py": """
+        import functools
+        from calc import spy, add
+        class Holder:
+            m = functools.partialmethod(spy, 1)
+            def __init__(self):
+                self.expected = 5
+        def test_add():
+            Holder().m
+            assert add(2, 3) == 5
+    """}),
+    "a model descriptor reads the test's instance and class it binds to": ({"calc.py": """
+        SEEN = {}
+        class cached:
+            def __init__(self, fn):
+                self.fn = fn
+            def __set_name__(self, owner, name):
+                SEEN["EXPECTED"] = getattr(owner, "EXPECTED", 0)
+            def __get__(self, obj, cls=None):
+                SEEN["expected"] = getattr(obj, "expected", 0)
+                return lambda *args: self.fn(obj, *args)
+        def add(a, b):
+            return SEEN.get("expected", 0) + SEEN.get("EXPECTED", 0)
+    """}, {"test_calc.py": """
+        from calc import cached, add
+        class Thing:
+            EXPECTED = 2
+            def __init__(self):
+                self.expected = 3
+            @cached
+            def double(self, x):
+                return 2 * x
+        def test_add():
+            assert Thing().double(4) == 8
+            assert add(2, 3) == 5
+    """}),
     "the test unpickles bytes that name eval": ({"calc.py": """
         import pickle
         class P:
