@@ -136,12 +136,14 @@ def test_flooding_stdout_is_still_reported_with_bounded_output(run, scratch):
     assert (scratch / "run" / "sandbox" / "stage" / "report.xml").stat().st_size < 1024**2
 
 
+@on_layers(END_LAYERS)  # what the bounds plugin and our reader make of output; the layer only carries it
 def test_a_huge_failure_message_is_still_reported(run):
     r = run("def test_huge():\n    raise ValueError('z' * 100 * 1024**2)\n")
     assert (r.outcome, r.failed) == ("completed", 1), r.output
     assert "FAILED test_case::test_huge" in r.output and len(r.output) <= SandboxConfig().output_chars + 100
 
 
+@on_layers(END_LAYERS)  # what the bounds plugin and our reader make of output; the layer only carries it
 def test_invalid_utf8_and_nul_bytes_in_output(run):
     r = run("import os\ndef test_bytes():\n    os.write(1, b'\\xff\\xfe\\x00bad\\x00bytes')\n    assert False\n")
     assert not r.ok and r.failed == 1 and "\x00" not in r.output and "bad" in r.output and "captured output" in r.output
