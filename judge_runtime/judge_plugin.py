@@ -1445,6 +1445,12 @@ def _holds_one_it_made(value, code) -> bool:
     return any(type(f) is types.FunctionType and f.__code__ in made for f in inside)
 
 
+def _made_or_holds_one(value) -> bool:
+    """What a factory of the tests returned, or an object that holds it (`test_x =
+    timed(make_test(...))` with the model's `timed = property`: red team round 35)."""
+    return any(_MADE_AT_IMPORT.get(id(x)) is x for x in [value, *gc.get_referents(value)])
+
+
 def _item_codes(item) -> set:
     """(file, qualified name) of each function an item's object is: the tests' own, through the
     wrappers of their own (`__wrapped__`), and the one a wrapper of the model's was made from."""
@@ -1486,7 +1492,7 @@ def _made_and_lost(session) -> list[str]:
             wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: a test "
                          f"a function of the tests made while they loaded, never collected"
                          for name, value in list(space.items()) if _matches(config, "python_functions", name)
-                         and _MADE_AT_IMPORT.get(id(value)) is value and (path, owner, name) not in names)
+                         and _made_or_holds_one(value) and (path, owner, name) not in names)
     return sorted(wrong)
 
 

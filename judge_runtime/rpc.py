@@ -1588,9 +1588,12 @@ def _own_self(conn, target, args: tuple) -> tuple:
     if value is None or value is args[0] or type(target) is not types.FunctionType \
             or not _policy._defined_here(conn, target):
         return args
-    owner = target.__qualname__.rpartition(".")[0]
+    # Where the function was defined, from what the model's code cannot change: its code's qualified
+    # name (its __qualname__ may be set: red team round 36) and its module's namespace.
+    owner = getattr(target.__code__, "co_qualname", "").rpartition(".")[0]  # (Python 3.11+; before: no self)
     mro = type.__getattribute__(value if isinstance(value, type) else type(value), "__mro__")
-    if any(k.__qualname__ == owner and k.__module__ == target.__module__ for k in mro):
+    if owner and any(k.__qualname__ == owner and target.__globals__ is getattr(sys.modules.get(k.__module__), "__dict__", None)
+                     for k in mro):
         return (value, *args[1:])
     return args
 

@@ -51,9 +51,22 @@ _OWN_READABLE_DUNDERS = frozenset({"__dict__", "__wrapped__", "__defaults__", "_
 # of a functools.partial of the tests' function (a test `partial(check, case, expected)`).
 _FUNCTION_INSIDES = frozenset({"__closure__", "__globals__", "__builtins__", "__code__", "args", "keywords",
                                "func", "__reduce__", "__setstate__"})
-# A view of a test's dict (`EXPECTED.keys()` handed over) is that view: its `mapping` would be the
-# whole dict, the expected answers with the inputs (red team round 34).
-_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
+# A part of a test's object handed over is that part, never the whole it leads back to, the rest of
+# which the test may keep as its expected answers (red team rounds 34-35): (module, class) -> the
+# attribute that is the whole. A dict view's `mapping` (`EXPECTED.keys()` handed over), a
+# memoryview slice's `obj` (a frame without its checksum), a ConfigParser section's `parser`.
+_BACK_TO_THE_WHOLE = {("builtins", "dict_keys"): "mapping", ("builtins", "dict_values"): "mapping",
+                      ("builtins", "dict_items"): "mapping", ("builtins", "memoryview"): "obj",
+                      ("configparser", "SectionProxy"): "parser"}
+
+
+_WHOLES = frozenset(_BACK_TO_THE_WHOLE.values())
+
+
+def _leads_to_the_whole(target, name: str) -> bool:
+    return any(_BACK_TO_THE_WHOLE.get((getattr(k, "__module__", None), k.__name__)) == name
+               for k in type.__getattribute__(type(target), "__mro__"))
+
 # What the model's code may read of a test class itself (a class decorator's argument): its name.
 _TEST_CLASS_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 
@@ -487,8 +500,8 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     if not write and name in _FUNCTION_INSIDES and (type(target) is types.MethodType or _partial_of_theirs(conn, target)):
         raise AttributeError(f"{name!r}: what a function of the tests holds (its closure, globals, defaults, a "
                              f"partial's arguments) is the tests' own")
-    if not write and name == "mapping" and isinstance(target, _DICT_VIEWS):
-        raise AttributeError("'mapping': the dict a view of the tests' was made from is the tests' own")
+    if not write and name in _WHOLES and _leads_to_the_whole(target, name):
+        raise AttributeError(f"{name!r}: the whole a part of the tests' object was taken from is the tests' own")
     if not write and isinstance(target, type) and name not in _TEST_CLASS_NAMES and _test_class(conn, target):
         raise AttributeError(f"{name!r}: a test class is the tests' own (its cases, its state): the model's code "
                              f"may hold it, call it and read its name, nothing else")
