@@ -1448,7 +1448,7 @@ def _holds_one_it_made(value, code) -> bool:
 def _made_or_holds_one(value) -> bool:
     """What a factory of the tests returned, or an object that holds it (`test_x =
     timed(make_test(...))` with the model's `timed = property`: red team round 35)."""
-    return any(_MADE_AT_IMPORT.get(id(x)) is x for x in [value, *gc.get_referents(value)])
+    return any(_MADE_AT_IMPORT.get(id(x), _MISSING) is x for x in [value, *gc.get_referents(value)])
 
 
 def _item_codes(item) -> set:
