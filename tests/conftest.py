@@ -127,10 +127,11 @@ def _alone(item) -> bool:
 
 
 def _start_order(item) -> int:
-    """The longest tests (a real model, a Ray cluster) start first, so that none of them is the
-    last one running while the other workers idle; the `alone` tests come last, when the other
-    workers have little left to wait for (xdist keeps this order: --no-loadscope-reorder)."""
-    if item.get_closest_marker("slow") or item.get_closest_marker("ray"):
+    """The longest tests (a real model, a Ray cluster) and those that mostly wait start first, so
+    that none of them is the last one running (or the one the `alone` tests wait for) while the
+    other workers idle; the `alone` tests come last, when the other workers have little left to
+    wait for (xdist keeps this order: --no-loadscope-reorder)."""
+    if any(item.get_closest_marker(mark) for mark in ("slow", "ray", "waits")):
         return 0
     return 2 if _alone(item) else 1
 

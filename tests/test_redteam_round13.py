@@ -4,6 +4,7 @@ rules that followed it (what is collected under a test's name is that test's own
 classes are theirs; tests the source defines, methods and unittest classes too, must collect)."""
 from __future__ import annotations
 
+import pytest
 
 from test_redteam_round12 import judged_named  # noqa: F401
 from conftest import RULE_LAYERS, on_layers
@@ -43,6 +44,7 @@ THREADED_RETRY = '''
 '''
 
 
+@pytest.mark.waits
 def test_the_body_started_in_a_thread_is_judged_before_it_ends(sandbox, scratch):
     files = {"calc.py": THREADED_RETRY}
     tests = {"test_calc.py": """

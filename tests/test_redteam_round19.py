@@ -97,6 +97,7 @@ def test_raises_match_reads_the_workers_traceback_note(sandbox, scratch):
 #    function and waits for the judge's clock (a plain run never returns). Suite: the usual test
 #    of a timeout helper, a callable that never returns (an Event nobody sets).
 
+@pytest.mark.waits
 def test_overtime_in_a_tests_callback_is_handed_to_the_models_code(sandbox, scratch):
     files = {"timeouts.py": """
         def call_with_timeout(fn, seconds):

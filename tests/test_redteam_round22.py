@@ -96,6 +96,7 @@ def test_a_tests_coroutine_made_for_the_model_reads_the_golden_file_later(sandbo
 #    passed. A plain run hangs in results.get() until the run's time limit: a failure.
 #    Suite: a job worker used as a context manager, the test waiting on its result queue.
 
+@pytest.mark.waits
 def test_the_judges_overtime_in_the_body_of_the_models_context_manager_is_swallowed(sandbox, scratch):
     files = {"jobs.py": """
         class Worker:

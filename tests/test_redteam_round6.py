@@ -160,6 +160,7 @@ OVERTIME_TESTS = {
 }
 
 
+@pytest.mark.waits
 @on_layers(RULE_LAYERS)
 @pytest.mark.parametrize("how", sorted(OVERTIME_TESTS))
 def test_a_call_that_never_answers_raises_overtime_into_the_tests_except(sandbox, scratch, how):

@@ -837,6 +837,7 @@ def test_the_models_code_cannot_replace_a_method_of_a_tests_object(sandbox, scra
     assert result["passed"] == 0, result["output"]
 
 
+@pytest.mark.waits
 def test_a_test_that_hangs_costs_that_test_only(scratch):
     """As more-itertools' callback_iter test waits for an event: the judge's own time per test
     (a third of the run's budget, 5-60 s) ends it, and the next tests run on a new worker."""
@@ -858,6 +859,7 @@ def test_a_test_that_hangs_costs_that_test_only(scratch):
     assert "ran over 6 s" in result["output"]
 
 
+@pytest.mark.waits
 def test_a_test_whose_report_outlasts_its_time_costs_that_test_only(scratch):
     """more-itertools: a test failed near its time, and pytest's report of it (the traceback's
     source read from a 7,000-line file) outlasted the time: the judge's timer went off inside
