@@ -217,10 +217,18 @@ def _for_the_model(target, name: str, value):
     return RUN_FOR_THE_MODEL(value)
 
 
+# (judge) What would decide whether a test's coroutines run at all: a task factory of the model's
+# on the test's event loop closes them unrun (red team round 37).
+_LOOP_SETTERS = frozenset({"set_task_factory", "set_default_executor"})
+
+
 def callbacks_for_the_model(target, name: str, args: tuple, kwargs: dict) -> tuple:
     """(judge) The arguments of a method the model's code calls on a test's object, callables
     wrapped where the object would call them later and swallow their failures."""
     t = type(target)
+    asyncio = sys.modules.get("asyncio")
+    if name in _LOOP_SETTERS and asyncio is not None and isinstance(target, asyncio.AbstractEventLoop):
+        raise Refused(f"{t.__name__}.{name}: what runs a test's coroutines on its event loop is the test's")
     if name in _TAKERS.get((t.__module__, t.__name__), ()):
         raise Refused(f"{t.__name__}.{name}: what a test registered on its {t.__name__} stays there (the model's "
                       f"code may not take a test's checks away)")
@@ -482,7 +490,8 @@ def _check_name(conn, target, name: str, write: bool) -> None:
     a door to the judge: __globals__, __code__, __closure__, __class__, __self__ ..."""
     if name in _TEST_SECRETS:
         raise AttributeError(f"{name!r}: the tests' marks (parametrize values) are not for the model's code")
-    if _test_double(target) and (write or (not _is_dunder(name) and _method_on_type(target, name))):
+    if _test_double(target) and (write or (not _is_dunder(name) and (_method_on_type(target, name)
+                                                                    or _autospec_method(target, name)))):
         raise PermissionError(f"{name!r}: a test double (unittest.mock) is the test's record of how the model's "
                               f"code used it: the model's code may call it and read it, never configure it")
     if write and isinstance(target, type) and _defined_here(conn, target):
@@ -523,9 +532,23 @@ def _check_name(conn, target, name: str, write: bool) -> None:
 
 
 def _test_double(obj) -> bool:
-    """A unittest.mock object (its type: a spec'd mock's __class__ is the spec's)."""
+    """A unittest.mock object (its type: a spec'd mock's __class__ is the spec's), or the function
+    `create_autospec(f)` makes, whose attributes are its mock's record and checks (`call_count`,
+    `assert_not_called`, `reset_mock`: red team round 37)."""
     mock = sys.modules.get("unittest.mock")
-    return mock is not None and issubclass(type(obj), mock.NonCallableMock)
+    if mock is None:
+        return False
+    if type(obj) is types.FunctionType:
+        inner = obj.__dict__.get("mock")
+        return isinstance(inner, mock.NonCallableMock) and inner.__dict__.get("_mock_delegate") is obj
+    return issubclass(type(obj), mock.NonCallableMock)
+
+
+def _autospec_method(double, name: str) -> bool:
+    """A method of the mock that `create_autospec(f)` sets on the function it makes (`reset_mock`,
+    `assert_not_called`): the test's own check, not for the model's code to call."""
+    value = double.__dict__.get(name) if type(double) is types.FunctionType else None
+    return callable(value) and name not in ("return_value", "side_effect")
 
 
 def _defined_here(conn, obj) -> bool:
@@ -535,8 +558,8 @@ def _defined_here(conn, obj) -> bool:
         return False
     if type(obj) is types.MethodType:
         obj = obj.__func__
-    if type(obj) is types.FunctionType:
-        return os.path.abspath(obj.__code__.co_filename).startswith(conn._trusted)
+    if type(obj) is types.FunctionType:  # (code compiled from a string names "<string>": never the tests')
+        return os.path.isabs(obj.__code__.co_filename) and obj.__code__.co_filename.startswith(conn._trusted)
     cls = obj if isinstance(obj, type) else type(obj)
     module = sys.modules.get(type.__getattribute__(cls, "__module__"))
     path = getattr(module, "__file__", None) if module is not None else None
