@@ -232,10 +232,29 @@ def callbacks_for_the_model(target, name: str, args: tuple, kwargs: dict) -> tup
     if name in _TAKERS.get((t.__module__, t.__name__), ()):
         raise Refused(f"{t.__name__}.{name}: what a test registered on its {t.__name__} stays there (the model's "
                       f"code may not take a test's checks away)")
+    args = tuple(_called_as_the_model_would(a) for a in args)
+    kwargs = {k: _called_as_the_model_would(v) for k, v in kwargs.items()}
     if RUN_FOR_THE_MODEL is None or name not in _SWALLOWERS.get((t.__module__, t.__name__), ()):
         return args, kwargs
     return (tuple(_for_the_model(target, name, a) for a in args),
             {k: _for_the_model(target, name, v) for k, v in kwargs.items()})
+
+
+def _called_as_the_model_would(fn):
+    """(judge) A callable of the judge's that the model's code hands to a test's object to call
+    later (`loop.run_in_executor(None, loop.set_task_factory, f)`, `executor.submit(repr, check)`):
+    the same refusals as the model's own call of it (red team round 38)."""
+    if type(fn) in (types.MethodType, types.BuiltinMethodType) and getattr(fn, "__self__", None) is not None \
+            and not isinstance(fn.__self__, types.ModuleType):
+        owner, name = fn.__self__, fn.__name__
+        callbacks_for_the_model(owner, name, (), {})  # refuses a taker or a loop setter
+        return fn
+    if any(fn is text for text in (builtins.repr, builtins.ascii, builtins.format)):  # (not the type str: astype(str))
+        def judged_text(obj=None, *args, **kwargs):
+            hidden = opaque_text(obj)
+            return hidden if hidden is not None else fn(obj, *args, **kwargs)
+        return judged_text
+    return fn
 
 
 # (judge) What the judge raises in a test's callback that the model's code must never catch: the
@@ -415,6 +434,9 @@ def _class_attribute(cls, name):
 _ABSENT = object()
 
 
+_NOT_KEPT = object()
+
+
 def _pickle_for_the_model(conn, obj) -> bytes:
     """(judge) pickle.dumps of a test's object for the model's code (its copy or deepcopy):
     never with an instance of a test class or the harness's objects inside (a bound method
@@ -425,7 +447,7 @@ def _pickle_for_the_model(conn, obj) -> bytes:
 
     class Guarded(pickle.Pickler):
         def persistent_id(self, x):
-            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x) or _ONLY_THROUGH_SELF.get(id(x)) is x \
+            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x) or _ONLY_THROUGH_SELF.get(id(x), _NOT_KEPT) is x \
                     or hasattr(type(x), "__next__"):
                 raise PermissionError("a test instance, what a callable or an iterator of the tests holds or the "
                                       "harness's object would be pickled for the model's code (its state is the test's)")
@@ -453,6 +475,9 @@ def opaque_text(obj) -> str | None:
     a bound method's object): its kind only. None: the real text."""
     if isinstance(obj, (types.MethodType, functools.partial)):
         return f"<{type(obj).__name__} of the tests>"
+    abc = sys.modules.get("collections.abc")
+    if abc is not None and isinstance(obj, abc.MappingView) and not _leads_to_the_whole(obj, "mapping"):
+        return f"<{type(obj).__name__} of the tests>"  # a KeysView's text is its whole mapping (round 38)
     return None
 
 
