@@ -1425,6 +1425,10 @@ _RAN_AT_IMPORT: set = set()
 # What such a function returned when it is, or holds, a function it made (`return check`, maybe
 # under a decorator: `property(check)`): bound to a test's name, it must be collected (_made_and_lost).
 _MADE_AT_IMPORT: dict[int, object] = {}
+# And where the tests' code called that function: (what it returned, file, line). A statement there
+# that binds a test's name (`test_x = timed(make_test(...))`) must end in a collected test, whatever
+# a decorator between made of it (`timed = bool` keeps nothing of it: red team round 38).
+_MADE_WHERE: list[tuple] = []
 
 
 def _note_import_calls(frame, event, arg):
@@ -1435,6 +1439,27 @@ def _note_import_calls(frame, event, arg):
         _RAN_AT_IMPORT.add(code)
     elif event == "return" and code.co_flags & inspect.CO_NEWLOCALS and _holds_one_it_made(arg, code):
         _MADE_AT_IMPORT[id(arg)] = arg
+        caller = frame.f_back
+        if caller is not None and caller.f_code.co_filename.startswith(TESTS_DIR + os.sep):
+            _MADE_WHERE.append((arg, caller.f_code.co_filename, caller.f_lineno))
+
+
+def _test_names_bound_at(config, filename: str, line: int) -> list[str]:
+    """The names matching python_functions that a module's or class body's assignment spanning
+    `line` binds (from the tests' source, read before they ran: linecache)."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return []
+    names, bodies = [], [tree.body]
+    while bodies:
+        for stmt in bodies.pop():
+            if isinstance(stmt, ast.ClassDef):
+                bodies.append(stmt.body)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                names += [t.id for t in targets if isinstance(t, ast.Name) and _matches(config, "python_functions", t.id)]
+    return names
 
 
 def _holds_one_it_made(value, code) -> bool:
@@ -1482,6 +1507,13 @@ def _made_and_lost(session) -> list[str]:
                           f"made while the tests loaded, never collected")
     names = {(os.path.realpath(str(item.path)), getattr(item.cls, "__qualname__", ""), getattr(item, "originalname", item.name))
              for item in session.items}
+    for made, filename, line in _MADE_WHERE:
+        functions = [made] if type(made) is types.FunctionType else gc.get_referents(made)
+        codes = {(os.path.realpath(f.__code__.co_filename), f.__code__.co_qualname) for f in functions
+                 if type(f) is types.FunctionType}
+        for name in [] if codes & collected else _test_names_bound_at(config, filename, line):
+            wrong.add(f"{os.path.relpath(filename, str(config.rootpath))}:{line}: {name}: a test a function of the "
+                      f"tests made while they loaded, never collected")
     for module in list(sys.modules.values()):
         path = os.path.realpath(getattr(module, "__file__", None) or "")
         if not path.startswith(TESTS_DIR + os.sep):

@@ -85,8 +85,9 @@ Closed: 2 and 3 (rpc_policy._called_as_the_model_would: a bound method of a test
 judge's repr/ascii/format handed to a test's object's method is checked as the model's own call of
 it would be; the type `str` is left as it is, so a test's `executor.submit(str, partial)` still
 shows the partial's text: open), 4 (rpc_policy.opaque_text hides a collections.abc MappingView's
-text), and the None sentinel of _pickle_for_the_model. Kept as strict xfails: 1 (open: needs where
-each function a factory made was bound, next session), 5 (a stated limit: a section's own get()
+text), and the None sentinel of _pickle_for_the_model. 1 closed too (judge_plugin._MADE_WHERE: where the tests'
+code called the factory; an assignment there that binds a test's name must end in a collected
+test, _test_names_bound_at). Kept as a strict xfail: 5 (a stated limit: a section's own get()
 resolves references through its parser by design).
 
 Held directions (run once, or reasoned from the code this round):
@@ -145,8 +146,6 @@ pytestmark = on_layers(RULE_LAYERS)
 # 1. A builtin class of the model's module applied where a factory's test is bound, keeping
 #    nothing of it (`bool`, `type`, `str`): judge_plugin._made_or_holds_one finds neither the made
 #    function nor an object holding it under the test's name.
-@pytest.mark.xfail(strict=True, reason="open (next session): a factory's test the model's builtin decorator turns into "
-                   "a value with nothing of it left (`timed = bool`); the fix needs where each made function was bound")
 @pytest.mark.parametrize("builtin", ["bool", "type", "str"])
 def test_a_factory_test_vanishes_into_a_builtin_that_keeps_nothing_of_it(sandbox, scratch, builtin):
     files = {"mylib.py": f"""
