@@ -105,15 +105,14 @@ pytestmark = on_layers(RULE_LAYERS)
 # 1. A factory's test made to vanish by a builtin decorator applied where it is bound:
 #    judge_plugin._made_and_lost knows the factory's result (_MADE_AT_IMPORT), not what the
 #    module binds after wrapping it (`property(check)`), and `check` is no test name.
-def test_a_factory_test_vanishes_under_a_builtin_decorator_applied_where_it_is_bound(sandbox, scratch):
-    files = {"mylib.py": """
-        timed = property      # crosses as the judge's own `property`: no call of the model's code
+SOLVER = """
+        timed = {timed}      # crosses as the judge's own builtin: no call of the model's code
         def add(a, b):
             return a + b
         def solve(equation):
             return None       # wrong: solves nothing
-    """}
-    tests = {"test_mylib.py": """
+"""
+FACTORY_TESTS = {"test_mylib.py": """
         import mylib
 
         def test_add():
@@ -129,8 +128,11 @@ def test_a_factory_test_vanishes_under_a_builtin_decorator_applied_where_it_is_b
         CASES = {"fraction": ("2x = 1", 0.5), "zero": ("3x = 0", 0)}
         for _name, (_equation, _expected) in CASES.items():
             globals()[f"test_{_name}"] = mylib.timed(make_solve_test(_equation, _expected))
-    """}
-    refused(sandbox, scratch, files, tests)
+"""}
+
+
+def test_a_factory_test_vanishes_under_a_builtin_decorator_applied_where_it_is_bound(sandbox, scratch):
+    refused(sandbox, scratch, {"mylib.py": SOLVER.format(timed="property")}, FACTORY_TESTS)
 
 
 # ---------------------------------------------------------------------------------------------
