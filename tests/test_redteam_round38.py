@@ -278,7 +278,11 @@ _REPR_BY_THE_LOOP = ({"newton.py": """
     """})
 
 
-def test_the_tests_loop_runs_the_judges_repr_on_a_tests_partial(sandbox, scratch):
+@pytest.mark.parametrize("text", ["repr", pytest.param("str", marks=pytest.mark.xfail(strict=True, reason=(
+    "open (README, Known limits): the type str is handed over as itself (a test's `df.astype(str)` needs the type), "
+    "so a test's loop or executor running str() on a test's partial shows its text")))])
+def test_the_tests_loop_runs_the_judges_repr_on_a_tests_partial(sandbox, scratch, text):
     files, tests = _REPR_BY_THE_LOOP
+    files = {name: source.replace("None, repr, accept", f"None, {text}, accept") for name, source in files.items()}
     assert plain(sandbox, scratch, files, tests).ok
     refused(sandbox, scratch, files, tests)
