@@ -58,14 +58,13 @@ _FUNCTION_INSIDES = frozenset({"__closure__", "__globals__", "__builtins__", "__
 _BACK_TO_THE_WHOLE = {("builtins", "dict_keys"): "mapping", ("builtins", "dict_values"): "mapping",
                       ("builtins", "dict_items"): "mapping", ("builtins", "memoryview"): "obj",
                       ("configparser", "SectionProxy"): "parser"}
-
-
 _WHOLES = frozenset(_BACK_TO_THE_WHOLE.values())
 
 
 def _leads_to_the_whole(target, name: str) -> bool:
     return any(_BACK_TO_THE_WHOLE.get((getattr(k, "__module__", None), k.__name__)) == name
                for k in type.__getattribute__(type(target), "__mro__"))
+
 
 # What the model's code may read of a test class itself (a class decorator's argument): its name.
 _TEST_CLASS_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
@@ -434,9 +433,6 @@ def _class_attribute(cls, name):
 _ABSENT = object()
 
 
-_NOT_KEPT = object()
-
-
 def _pickle_for_the_model(conn, obj) -> bytes:
     """(judge) pickle.dumps of a test's object for the model's code (its copy or deepcopy):
     never with an instance of a test class or the harness's objects inside (a bound method
@@ -447,7 +443,7 @@ def _pickle_for_the_model(conn, obj) -> bytes:
 
     class Guarded(pickle.Pickler):
         def persistent_id(self, x):
-            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x) or _ONLY_THROUGH_SELF.get(id(x), _NOT_KEPT) is x \
+            if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x) or _ONLY_THROUGH_SELF.get(id(x), _ABSENT) is x \
                     or hasattr(type(x), "__next__"):
                 raise PermissionError("a test instance, what a callable or an iterator of the tests holds or the "
                                       "harness's object would be pickled for the model's code (its state is the test's)")
