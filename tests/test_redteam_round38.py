@@ -158,24 +158,9 @@ def test_a_factory_test_vanishes_into_a_builtin_that_keeps_nothing_of_it(sandbox
 #    bound method `set_task_factory` to `loop.run_in_executor`, whose thread calls it in the judge
 #    (rpc_policy.callbacks_for_the_model checks the name of the method the model calls, not of the
 #    callables it passes).
-_TASK_FACTORY_BY_THE_LOOP = ({"client.py": """
-        import time
-
-        class Client:
-            def __init__(self, loop):
-                self.loop = loop
-                def start(loop, coro, **kwargs):   # every coroutine the test's loop wraps in a task
-                    coro.close()                   # never runs: no "never awaited" warning either
-                    done = loop.create_future()
-                    done.set_result(None)
-                    return done
-                # the loop's own method, called by the loop's default executor, never by the model
-                loop.run_in_executor(None, loop.set_task_factory, start)
-                time.sleep(0.2)
-
-            def decode(self, frame):
-                return 0  # wrong
-    """}, _TASK_FACTORY[1])
+_TASK_FACTORY_BY_THE_LOOP = ({"client.py": "\n        import time\n" + _TASK_FACTORY[0]["client.py"].replace(
+    "loop.set_task_factory(start)",  # round 37's client, but the loop's own executor sets the factory
+    "loop.run_in_executor(None, loop.set_task_factory, start)\n                time.sleep(0.2)")}, _TASK_FACTORY[1])
 
 
 def test_the_tests_loop_sets_the_models_task_factory_for_it(sandbox, scratch):
