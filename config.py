@@ -41,6 +41,7 @@ class SandboxConfig(BaseModel):
     memory_mb: int = Field(2048, description="Address-space limit per process in MiB (RLIMIT_AS).")
     file_size_mb: int = Field(64, description="Largest file a test may write, MiB (RLIMIT_FSIZE).")
     max_processes: int = Field(64, description="Process limit for the test user (RLIMIT_NPROC; not enforced for root, so root runs drop to an unprivileged user).")
+    user: int = Field(65534, ge=1, description="Linux, agent run as root: the uid the tests run as (65534 is nobody; never 65533, the judge's). RLIMIT_NPROC counts a user's processes across runs: two agents at once on one machine each take their own, so a fork bomb in one never stops the other's tests from starting a process.")
     open_files: int = Field(256, description="Open file limit (RLIMIT_NOFILE).")
     output_chars: int = Field(4000, description="How much test output the model sees per run (failures first).")
 

@@ -29,7 +29,7 @@ from runtime_files import running_as_root
 from sandbox_runtime.confine import STARTED  # noqa: F401 (for callers: the first line of a started run's log)
 from workspace_files import NOFOLLOW, remove_tree  # noqa: F401 (for callers)
 
-NOBODY = 65534  # runs the model's code when the agent is root (Linux)
+NOBODY = SandboxConfig.model_fields["user"].default  # runs the model's code when the agent is root (Linux)
 JUDGE = 65533  # runs the judged trusted tests when the agent is root (never root, never NOBODY)
 PRIVATE_TMP = ("/tmp", "/var/tmp", "/dev/shm")
 # Runs first inside the sandbox (sandbox_runtime/launcher.py): with namespaces (the basic layer

@@ -353,7 +353,9 @@ class Sandbox:
         self.cfg = cfg
         self.python = find_interpreter(cfg)
         paths = interpreter_paths(self.python)
-        run_as = isolation.NOBODY if running_as_root() and sys.platform == "linux" else -1
+        run_as = cfg.user if running_as_root() and sys.platform == "linux" else -1
+        if run_as == isolation.JUDGE:
+            raise SandboxError(f"sandbox.user {run_as} is the judge's user: the tests must run as another (default 65534)")
         layer = cfg.isolation
         if layer in ("auto", "bwrap"):
             if isolation.bwrap_works():

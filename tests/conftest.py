@@ -60,6 +60,21 @@ def layer_sandbox(layer: str, **limits) -> Sandbox:
                                  warm="warm" in layer, **limits))
 
 
+# A test that fills its test user's process limit (a fork bomb; a race whose zombies pile up) runs,
+# as root, as a test user of its own (sandbox.user): RLIMIT_NPROC counts per user, so the tests
+# beside it keep their room. Not root, every run is our own user: then it runs `alone`.
+OWN_USER_OR_ALONE = (lambda test: test) if os.getuid() == 0 else pytest.mark.alone
+
+
+def own_user(sandbox: Sandbox, first_uid: int) -> Sandbox:
+    """A sandbox of `layer_sandbox`'s (its layer, its limits) running the tests as first_uid + the
+    layer's index: a uid no other test uses (65100 and up: no system user's)."""
+    cfg = sandbox.cfg
+    layer = cfg.isolation + "+namespaces" * cfg.namespaces + "+warm" * cfg.warm
+    return layer_sandbox(layer, **{**cfg.model_dump(exclude={"isolation", "namespaces", "warm"}),
+                                   "user": first_uid + LAYERS.index(layer)})
+
+
 @contextlib.contextmanager
 def limited(sandbox: Sandbox, **limits):
     """The same sandbox (its layer, its warm runner) with other limits for the runs in the block:

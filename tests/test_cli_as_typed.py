@@ -146,20 +146,22 @@ def test_the_gates_rerun_that_rewrites_a_protected_test_is_not_solved(clone, lay
 
 
 @pytest.mark.skipif(os.getuid() != 0, reason="only root runs the tests as another user")
-@pytest.mark.parametrize("namespaces", ["true", "false"])  # false: a container where unshare fails too
-def test_root_without_bubblewrap_in_a_private_folder(scratch, namespaces):
+# false: a container where unshare fails too; there, a second agent's own test user (sandbox.user)
+@pytest.mark.parametrize("namespaces, test_user", [("true", "65534"), ("false", "65099")])
+def test_root_without_bubblewrap_in_a_private_folder(scratch, namespaces, test_user):
     private = scratch / "home"
     private.mkdir(mode=0o700)
     clone = copy_repository(private / "tdd-agent")
+    settings = {"AGENT_SANDBOX_NAMESPACES": namespaces, **({"AGENT_SANDBOX_USER": test_user} if test_user != "65534" else {})}
     with FakeKoboldCpp(SOLVE_FIZZBUZZ) as server:
         proc = user(clone, "--task", "example_tasks/fizzbuzz.txt", "--server", server.url, "--isolation", "basic",
-                    env={"AGENT_SANDBOX_NAMESPACES": namespaces})
+                    env=settings)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert result(clone, "fizzbuzz")["status"] == "solved"
     assert (private.stat().st_mode & 0o777) == 0o700  # the user's folders keep their permissions
     ran_as = [e for e in map(json.loads, (clone / "runs" / "fizzbuzz" / "transcript.jsonl").read_text().splitlines())
               if e["type"] == "start"][0]["sandbox"]
-    assert "uid 65534" in ran_as
+    assert f"uid {test_user}" in ran_as
 
 
 def test_a_long_run_in_a_small_context_is_compacted_and_solved(clone):

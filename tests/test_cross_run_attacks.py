@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LAYERS, layer_sandbox
+from conftest import LAYERS, OWN_USER_OR_ALONE, layer_sandbox, own_user
 
 ATTEMPTS = 2  # the sweep is a race: a few tries per layer (16 of 16 found it on the first or second try)
 LIMITS = dict(timeout=6, cpu_seconds=3, memory_mb=1024, file_size_mb=32, max_processes=int(os.environ.get("RT_NPROC", 48)))
@@ -144,43 +144,47 @@ def _hop_once(sandbox, ws, scratch, nap: str, then=None) -> tuple[bool, bool, st
             beat.unlink()
 
 
-@pytest.mark.alone  # a race; its zombies fill uid 65534's process limit, which every other sandboxed test shares
-def test_a_hopping_process_cannot_outlive_the_sweep_and_fix_the_next_run(sandbox, ws, scratch):
-    """A few attempts (a race).
-    Cold, the agent reaps nothing while it sweeps, so the hopper's zombies fill RLIMIT_NPROC and
-    it stalls; warm, the server reaps each zombie at once and the hopper keeps its pace."""
-    lines = []
-    for attempt in range(ATTEMPTS):
-        survived, green, line = _hop_once(sandbox, ws, scratch, "0")
-        lines.append(f"attempt {attempt + 1}: {line}")
-        if survived or green:
-            break
-    print("\n" + "\n".join(lines))
-    assert not survived, "a process of run 1 survived the sweep:\n" + "\n".join(lines)
-    assert not green, "wrong code passed: run 1's survivor rewrote run 2's copy:\n" + "\n".join(lines)
+@OWN_USER_OR_ALONE
+class TestOnATestUserOfItsOwn:
+    """Races whose zombies fill their test user's process limit: as root, each test runs as a user
+    no other test uses (run 1, run 2 and the judged copy's worker are that user)."""
 
+    def test_a_hopping_process_cannot_outlive_the_sweep_and_fix_the_next_run(self, sandbox, ws, scratch):
+        """A few attempts (a race).
+        Cold, the agent reaps nothing while it sweeps, so the hopper's zombies fill RLIMIT_NPROC and
+        it stalls; warm, the server reaps each zombie at once and the hopper keeps its pace."""
+        sandbox = own_user(sandbox, 65110)
+        lines = []
+        for attempt in range(ATTEMPTS):
+            survived, green, line = _hop_once(sandbox, ws, scratch, "0")
+            lines.append(f"attempt {attempt + 1}: {line}")
+            if survived or green:
+                break
+        print("\n" + "\n".join(lines))
+        assert not survived, "a process of run 1 survived the sweep:\n" + "\n".join(lines)
+        assert not green, "wrong code passed: run 1's survivor rewrote run 2's copy:\n" + "\n".join(lines)
 
-@pytest.mark.alone  # a race; its zombies fill uid 65534's process limit, which every other sandboxed test shares
-def test_a_survivor_of_a_run_cannot_fix_the_judged_copy(sandbox, ws, scratch):
-    """The verdict: the judge (cold, isolation.run) sweeps only its own children, never the warm
-    server's subtree, so a survivor of the last warm run (the finish gate's) is still there while
-    the hidden tests are judged, and the judge's worker copy is handed to uid 65534 too."""
-    import judge
-    final = scratch / "final"
-    final.mkdir()
-    (final / "calc.py").write_text(BROKEN_CALC)
+    def test_a_survivor_of_a_run_cannot_fix_the_judged_copy(self, sandbox, ws, scratch):
+        """The verdict: the judge (cold, isolation.run) sweeps only its own children, never the warm
+        server's subtree, so a survivor of the last warm run (the finish gate's) is still there while
+        the hidden tests are judged, and the judge's worker copy is handed to the same test user."""
+        import judge
+        sandbox = own_user(sandbox, 65120)
+        final = scratch / "final"
+        final.mkdir()
+        (final / "calc.py").write_text(BROKEN_CALC)
 
-    def judged():
-        return judge.run_judged(sandbox, final, {"test_hidden.py": TEST_CALC}, scratch / "judged")
-    lines = []
-    for attempt in range(ATTEMPTS):
-        survived, green, line = _hop_once(sandbox, ws, scratch, "0", then=judged)
-        lines.append(f"attempt {attempt + 1}: {line.replace('run 2', 'judged hidden test')}")
-        if survived or green:
-            break
-    print("\n" + "\n".join(lines))
-    assert not green, "wrong final files judged green:\n" + "\n".join(lines)
-    assert not survived, "a process of run 1 survived the sweep:\n" + "\n".join(lines)
+        def judged():
+            return judge.run_judged(sandbox, final, {"test_hidden.py": TEST_CALC}, scratch / "judged")
+        lines = []
+        for attempt in range(ATTEMPTS):
+            survived, green, line = _hop_once(sandbox, ws, scratch, "0", then=judged)
+            lines.append(f"attempt {attempt + 1}: {line.replace('run 2', 'judged hidden test')}")
+            if survived or green:
+                break
+        print("\n" + "\n".join(lines))
+        assert not green, "wrong final files judged green:\n" + "\n".join(lines)
+        assert not survived, "a process of run 1 survived the sweep:\n" + "\n".join(lines)
 
 
 # (a)/(d) in memory: everything a run can change in its own interpreter, then a failing run.

@@ -18,8 +18,8 @@ import pytest
 
 import isolation
 from config import SandboxConfig
-from conftest import END_LAYERS, LAYERS, ROOT, layer_sandbox, limited, on_layers
-from sandbox import parse_junit
+from conftest import END_LAYERS, LAYERS, OWN_USER_OR_ALONE, ROOT, layer_sandbox, limited, on_layers, own_user
+from sandbox import SandboxError, parse_junit
 
 ROOT_USER = os.getuid() == 0
 LIMITS = dict(timeout=6, cpu_seconds=3, memory_mb=1024, file_size_mb=32, max_processes=48)
@@ -97,19 +97,26 @@ def test_sleep_forever_is_killed_at_the_timeout(run, sandbox):
     assert f"killed after the {SHORT} s time limit" in r.output
 
 
-@pytest.mark.alone  # fills the sandbox user's process limit and the CPU while it lasts
-def test_fork_bomb_is_contained(run, sandbox):
-    with limited(sandbox, timeout=SHORT):  # `alone`: the whole suite waits while it lasts
-        r = run("""
-        import os
-        def test_bomb():
-            while True:
-                try:
-                    os.fork()
-                except OSError:
-                    pass
-        """)
-    assert not r.ok and r.outcome in ("timeout", "killed")
+@OWN_USER_OR_ALONE
+class TestOnATestUserOfItsOwn:
+    """Fills its test user's process limit: as root it runs as a user no other test uses."""
+
+    @pytest.fixture
+    def sandbox(self, sandbox):
+        return own_user(sandbox, 65100)
+
+    def test_fork_bomb_is_contained(self, run, sandbox):
+        with limited(sandbox, timeout=SHORT):
+            r = run("""
+            import os
+            def test_bomb():
+                while True:
+                    try:
+                        os.fork()
+                    except OSError:
+                        pass
+            """)
+        assert not r.ok and r.outcome in ("timeout", "killed")
 
 
 def test_huge_allocation_is_a_memory_error(run):
@@ -280,6 +287,13 @@ def test_runs_as_unprivileged_user_when_root(run):
         pytest.skip("only root switches users")
     r = run("import os\ndef test_uid():\n    assert os.getuid() == 65534 and os.getgid() == 65534 and os.getgroups() == []\n")
     assert r.ok, r.output
+
+
+def test_the_judges_user_is_refused_as_the_test_user():
+    if not ROOT_USER:
+        pytest.skip("only root switches users")
+    with pytest.raises(SandboxError, match="65533 is the judge's user"):
+        layer_sandbox(LAYERS[-1], user=isolation.JUDGE)
 
 
 def test_junit_parsing_counts_each_kind(tmp_path):
