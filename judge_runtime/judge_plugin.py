@@ -1444,22 +1444,48 @@ def _note_import_calls(frame, event, arg):
             _MADE_WHERE.append((arg, caller.f_code.co_filename, caller.f_lineno))
 
 
-def _test_names_bound_at(config, filename: str, line: int) -> list[str]:
-    """The names matching python_functions that a module's or class body's assignment spanning
-    `line` binds (from the tests' source, read before they ran: linecache)."""
+def _bound_at(config, filename: str, line: int) -> tuple[list[str], bool]:
+    """What the statement spanning `line` of a module's or class body binds (from the tests'
+    source, read before they ran: linecache): the names matching python_functions among its plain
+    targets, and whether it may bind others the source does not name (a subscript or attribute
+    target, `globals()[f"test_{n}"] = ...`; a call statement: `setattr(...)`, `globals().update(...)`)."""
     try:
         tree = ast.parse("".join(linecache.getlines(filename)))
     except (SyntaxError, ValueError):
-        return []
-    names, bodies = [], [tree.body]
+        return [], True
+    names, unnamed, bodies = [], False, [tree.body]
     while bodies:
         for stmt in bodies.pop():
             if isinstance(stmt, ast.ClassDef):
                 bodies.append(stmt.body)
-            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            elif not stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+                continue
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 names += [t.id for t in targets if isinstance(t, ast.Name) and _matches(config, "python_functions", t.id)]
-    return names
+                unnamed |= not all(isinstance(t, ast.Name) for t in targets)
+            else:
+                unnamed |= isinstance(stmt, ast.Expr) or not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return names, unnamed
+
+
+def _made_codes(made) -> set:
+    """(file, qualified name) of the functions a factory's result is or holds."""
+    functions = [made] if type(made) is types.FunctionType else gc.get_referents(made)
+    return {(os.path.realpath(f.__code__.co_filename), f.__code__.co_qualname) for f in functions
+            if type(f) is types.FunctionType}
+
+
+def _kept_by_nothing(made: list) -> set[int]:
+    """The ids of what factories of the tests made that nothing refers to but the judge's own
+    records of them: one pass over what the collector tracks (before gc.freeze hides it)."""
+    wanted = {id(m) for m in made}
+    ours = {id(_MADE_AT_IMPORT), id(_MADE_WHERE), id(made), *map(id, _MADE_WHERE)}
+    kept = set()
+    for obj in gc.get_objects():
+        if id(obj) not in ours and not isinstance(obj, types.FrameType):
+            kept.update(id(r) for r in gc.get_referents(obj) if id(r) in wanted)
+    return wanted - kept
 
 
 def _holds_one_it_made(value, code) -> bool:
@@ -1507,13 +1533,22 @@ def _made_and_lost(session) -> list[str]:
                           f"made while the tests loaded, never collected")
     names = {(os.path.realpath(str(item.path)), getattr(item.cls, "__qualname__", ""), getattr(item, "originalname", item.name))
              for item in session.items}
-    for made, filename, line in _MADE_WHERE:
-        functions = [made] if type(made) is types.FunctionType else gc.get_referents(made)
-        codes = {(os.path.realpath(f.__code__.co_filename), f.__code__.co_qualname) for f in functions
-                 if type(f) is types.FunctionType}
-        for name in [] if codes & collected else _test_names_bound_at(config, filename, line):
+    unnamed = []  # entries of _MADE_WHERE (no other reference to what they made)
+    for entry in _MADE_WHERE:
+        _, filename, line = entry
+        names, elsewhere = ([], False) if _made_codes(entry[0]) & collected else _bound_at(config, filename, line)
+        for name in names:
             wrong.add(f"{os.path.relpath(filename, str(config.rootpath))}:{line}: {name}: a test a function of the "
                       f"tests made while they loaded, never collected")
+        if elsewhere and not names:
+            unnamed.append(entry)
+    # bound where the source names no test (`globals()[f"test_{n}"] = timed(make_test(n))`) through
+    # something that keeps nothing of it (the model's `timed = bool`: red team round 39)
+    lost = _kept_by_nothing([entry[0] for entry in unnamed]) if unnamed else set()
+    for made, filename, line in unnamed:
+        if id(made) in lost:
+            wrong.add(f"{os.path.relpath(filename, str(config.rootpath))}:{line}: what a function of the tests made "
+                      f"while they loaded is kept by nothing and never collected (a test made to vanish?)")
     for module in list(sys.modules.values()):
         path = os.path.realpath(getattr(module, "__file__", None) or "")
         if not path.startswith(TESTS_DIR + os.sep):

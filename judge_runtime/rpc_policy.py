@@ -66,6 +66,14 @@ def _leads_to_the_whole(target, name: str) -> bool:
                for k in type.__getattribute__(type(target), "__mro__"))
 
 
+def _a_part(obj) -> bool:
+    """A part of a whole whose pickle (or text) is the whole: a carrier of _BACK_TO_THE_WHOLE, or
+    any view of a mapping (a `collections.abc` KeysView pickles its `_mapping`: red team round 39)."""
+    abc = sys.modules.get("collections.abc")
+    return (abc is not None and isinstance(obj, abc.MappingView)) or any(
+        (getattr(k, "__module__", None), k.__name__) in _BACK_TO_THE_WHOLE for k in type.__getattribute__(type(obj), "__mro__"))
+
+
 # What the model's code may read of a test class itself (a class decorator's argument): its name.
 _TEST_CLASS_NAMES = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 
@@ -233,6 +241,7 @@ def callbacks_for_the_model(target, name: str, args: tuple, kwargs: dict) -> tup
                       f"code may not take a test's checks away)")
     args = tuple(_called_as_the_model_would(a) for a in args)
     kwargs = {k: _called_as_the_model_would(v) for k, v in kwargs.items()}
+    _inside_as_the_model_would([*args, *kwargs.values()])
     if RUN_FOR_THE_MODEL is None or name not in _SWALLOWERS.get((t.__module__, t.__name__), ()):
         return args, kwargs
     return (tuple(_for_the_model(target, name, a) for a in args),
@@ -254,6 +263,27 @@ def _called_as_the_model_would(fn):
             return hidden if hidden is not None else fn(obj, *args, **kwargs)
         return judged_text
     return fn
+
+
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def _inside_as_the_model_would(values: list) -> None:
+    """(judge) The callables inside the containers the model's code hands to a test's object get
+    the same checks: `loop.run_in_executor(None, map, map, [f], [[x]])` has the judge's `map` call
+    f later (red team round 39). The judge's repr, ascii and format may not hide there at all."""
+    seen, boxes = set(), [v for v in values if type(v) in _CONTAINERS]
+    while boxes:
+        box = boxes.pop()
+        if id(box) in seen:
+            continue
+        seen.add(id(box))
+        for x in [*box.keys(), *box.values()] if type(box) is dict else box:
+            if type(x) in _CONTAINERS:
+                boxes.append(x)
+            elif _called_as_the_model_would(x) is not x:
+                raise Refused(f"{x.__name__} inside a container handed to a test's object: the judge's own text of "
+                              "what the test holds is not the model's to take")
 
 
 # (judge) What the judge raises in a test's callback that the model's code must never catch: the
@@ -437,16 +467,18 @@ def _pickle_for_the_model(conn, obj) -> bytes:
     """(judge) pickle.dumps of a test's object for the model's code (its copy or deepcopy):
     never with an instance of a test class or the harness's objects inside (a bound method
     pickles its instance, with the test's state), nor an iterator (an `islice(SEQ, 5)` pickles
-    the whole of SEQ, also what it has passed over: red team round 34)."""
+    the whole of SEQ, also what it has passed over: red team round 34), nor a part of a whole
+    (_a_part: round 39)."""
     import io
     import pickle
 
     class Guarded(pickle.Pickler):
         def persistent_id(self, x):
             if _test_case(conn, x) or _of_the_harness(x) or _binds_values(x) or _ONLY_THROUGH_SELF.get(id(x), _ABSENT) is x \
-                    or hasattr(type(x), "__next__"):
-                raise PermissionError("a test instance, what a callable or an iterator of the tests holds or the "
-                                      "harness's object would be pickled for the model's code (its state is the test's)")
+                    or hasattr(type(x), "__next__") or _a_part(x):
+                raise PermissionError("a test instance, what a callable or an iterator of the tests holds, a view of "
+                                      "a whole or the harness's object would be pickled for the model's code (its "
+                                      "state is the test's)")
             return None
 
     buffer = io.BytesIO()

@@ -700,4 +700,15 @@ CASES = {
         "(and its class): the worker called it back with no instance of the test's subclass, and the judge refused "
         "(PermissionError: the worker may call back only the tests' own subclasses) (cachetools "
         "tests/__init__.py test_getsizeof_subclass, for each cache class: 7 tests)"),
+    "factory_tests_bound_through_globals_and_helpers_made_at_import": (
+        {"timing.py": "import functools\n\ndef timed(f):\n    @functools.wraps(f)\n    def run(*args, **kwargs):\n"
+                      "        return f(*args, **kwargs)\n    return run\n"},
+        {"test_made.py": "import timing\n\ndef make_test(n):\n    def check():\n        assert n * 2 == n + n\n"
+                         "    return check\n\ndef make_key():\n    def key(x):\n        return -x\n    return key\n\n"
+                         "for n in range(3):\n    globals()[f'test_{n}'] = timing.timed(make_test(n))\n"
+                         "ORDER = sorted([1, 3, 2], key=make_key())\nHELPERS = {}\nHELPERS['key'] = make_key()\n\n"
+                         "def test_order():\n    assert ORDER == [3, 2, 1] and HELPERS['key'](1) == -1\n"},
+        "a factory's tests bound through globals()[...] under a wrapper of the model's, and helpers a factory made at "
+        "import that are used once or kept in a dict: all pass (red team round 39's check for a made test kept by "
+        "nothing must not flag them)"),
 }
