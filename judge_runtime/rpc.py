@@ -1521,14 +1521,18 @@ class _Binding:
     as (proxy, obj, cls). A callable of the model's code set on a test's class (a function, a
     decorator's wrapper object) binds as a method does, here: the test's instance reaches the
     model's code only with the test's call. A descriptor of the model's code that is not
-    callable (a decorator that only binds: cachetools' cachedmethod) is asked, in the judge, with
-    tokens for the test's instance and class (_Bound): never the test's objects unasked. A
+    callable (a decorator that only binds), or one that also learns its name (__set_name__: a
+    descriptor by design, whose __call__ may be a guard that raises, as cachetools' cachedmethod's
+    is), is asked, in the judge, with tokens for the test's instance and class (_Bound): never the
+    test's objects unasked. A
     test's explicit `descriptor.__get__(x)` reads it as an attribute instead: in the judge that
     asks the model's __get__ with x itself if it crosses as an exact builtin or is the model's
     (toolz's InstanceProperty), else it binds as Python's binding does."""
 
     def __call__(self, proxy, obj, objtype=None):
-        if object.__getattribute__(proxy, "_rpc_conn").guarded and "__call__" not in vars(type(proxy)):
+        special = vars(type(proxy))
+        conn = object.__getattribute__(proxy, "_rpc_conn")
+        if conn.guarded and ("__call__" not in special or "__set_name__" in special):
             return _value_of(_ask(proxy, "method", proxy, "__get__", (_token(obj), _token(objtype)), {}))
         return proxy if obj is None else types.MethodType(proxy, obj)
 

@@ -379,6 +379,31 @@ CASES = {
         {"test_memo.py": "from memo import cached\n\nclass Thing:\n    @cached\n    def double(self, x):\n"
                          "        return 2 * x\n\ndef test_descriptor():\n    assert Thing().double(4) == 8 and Thing.double.calls == 1\n"},
         "a descriptor of the model's code decorates a test's method: its own __get__ binds it (cachetools' cachedmethod)"),
+    "callable_model_descriptor_with_a_call_guard": (
+        {"guarded.py": "import functools\n\nclass cachedmethod:\n    def __init__(self, fn):\n        self.fn, self.name = fn, None\n"
+                       "    def __set_name__(self, owner, name):\n        self.name = name\n"
+                       "    def __get__(self, obj, cls=None):\n        if obj is None:\n            return self\n"
+                       "        return functools.partial(self.fn, obj)\n"
+                       "    def __call__(self, *args, **kwargs):\n"
+                       "        raise TypeError('cannot call the descriptor directly')\n"},
+        {"test_guarded.py": "from guarded import cachedmethod\n\nclass Thing:\n    def __init__(self, n):\n        self.n = n\n\n"
+                            "    @cachedmethod\n    def add(self, x):\n        return self.n + x\n\n"
+                            "def test_bound():\n    assert Thing(2).add(3) == 5 and Thing.add.name == 'add'\n"},
+        "a callable descriptor of the model's code (one with __set_name__ whose __call__ is a guard that raises) "
+        "decorates a test's method: the judge bound it as a function and called the guard (cachetools 8.0.2 "
+        "_MethodDescriptor.__call__: 'Cannot call @cachedmethod descriptor directly')"),
+    "model_descriptor_keeps_its_wrapper_in_the_tests_instance": (
+        {"keep.py": "import functools\n\nclass cachedmethod:\n    def __init__(self, fn):\n        self.fn, self.name = fn, None\n"
+                    "    def __set_name__(self, owner, name):\n        self.name = name\n"
+                    "    def __get__(self, obj, cls=None):\n        if obj is None:\n            return self\n"
+                    "        assert any(k.__dict__.get(self.name) is self for k in type(obj).__mro__)\n"
+                    "        return obj.__dict__.setdefault(self.name, functools.partial(self.fn, obj))\n"},
+        {"test_keep.py": "from keep import cachedmethod\n\nclass Thing:\n    def __init__(self, n):\n        self.n = n\n\n"
+                         "    @cachedmethod\n    def add(self, x):\n        return self.n + x\n\n"
+                         "def test_kept():\n    t = Thing(2)\n    assert t.add(3) == 5 and t.add is t.add\n"},
+        "a model descriptor reads type(obj).__mro__ of the test's instance and keeps its bound wrapper in the "
+        "instance's __dict__ (cachetools 8.0.2 _MethodDescriptor.__get__): it gets a token, which has neither "
+        "(test_cachedmethod.py and the @cachedmethod tests of test_func/test_threading: 49 tests)"),
     "signature_of_a_model_function": (
         {"slug.py": "def slugify(text: str, separator: str = '-', *, lowercase=True) -> str:\n    return text\n"},
         {"test_sig.py": "import inspect\nfrom slug import slugify\n\ndef test_signature():\n"
