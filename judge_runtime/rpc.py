@@ -681,6 +681,8 @@ class Connection:
             sub = _make_subclass(base, name, overrides, dispatch)
             self.subclasses[sub] = token
             return sub
+        if op == "standin" and not guarded:
+            return _make_standin_class(*args)
         if op == "new" and not guarded:
             sub, call_args, kwargs = args
             return sub.__new__(sub) if sub.__new__ is object.__new__ else sub.__new__(sub, *call_args, **kwargs)
@@ -1523,8 +1525,8 @@ class _Binding:
     model's code only with the test's call. A descriptor of the model's code that is not
     callable (a decorator that only binds), or one that also learns its name (__set_name__: a
     descriptor by design, whose __call__ may be a guard that raises, as cachetools' cachedmethod's
-    is), is asked, in the judge, with tokens for the test's instance and class (_Bound): never the
-    test's objects unasked. A
+    is), is asked, in the judge, with a stand-in for the test's instance (_standin: an empty object
+    of the worker's) and a token for its class (_Bound): never the test's objects unasked. A
     test's explicit `descriptor.__get__(x)` reads it as an attribute instead: in the judge that
     asks the model's __get__ with x itself if it crosses as an exact builtin or is the model's
     (toolz's InstanceProperty), else it binds as Python's binding does."""
@@ -1533,7 +1535,8 @@ class _Binding:
         special = vars(type(proxy))
         conn = object.__getattribute__(proxy, "_rpc_conn")
         if conn.guarded and ("__call__" not in special or "__set_name__" in special):
-            return _value_of(_ask(proxy, "method", proxy, "__get__", (_token(obj), _token(objtype)), {}))
+            inst = _token(obj) if obj is None or isinstance(obj, type) else _standin(conn, obj)
+            return _value_of(_ask(proxy, "method", proxy, "__get__", (inst, _token(objtype)), {}))
         return proxy if obj is None else types.MethodType(proxy, obj)
 
     def __get__(self, proxy, cls=None):
@@ -1578,6 +1581,60 @@ def _token(value):
         entry = _TOKEN_OF[id(value)] = (value, _Bound())
         _VALUE_OF[id(entry[1])] = (entry[1], value)
     return entry[1]
+
+
+_STANDIN_CLASS: dict[int, tuple] = {}  # (judge) id(a test's class) -> (it, its stand-in class in the worker)
+_STANDIN_OF: dict[int, tuple] = {}  # (judge) id(a test's instance) -> (it, its stand-in in the worker)
+
+
+def _standin(conn, obj):
+    """(judge) What a descriptor of the model's code in a test's class gets for the test's instance
+    (__get__'s obj): an object of the worker's, empty, of a class made there for the test's class
+    (cachetools' cachedmethod finds itself in type(obj).__mro__ and keeps its bound wrapper in the
+    instance's __dict__). The stand-in's classes have the test's classes' names, and in their dicts
+    only the objects of the model's code the test's classes hold (under their names; a name of the
+    test's that shadows one of them holds a placeholder): nothing of the test's values. The judge
+    puts the test's instance back where it puts a token back (_own_self, _value_of)."""
+    entry = _STANDIN_OF.get(id(obj))
+    if entry is not None and entry[0] is obj:
+        return entry[1]
+    t = type(obj)
+    made = _STANDIN_CLASS.get(id(t))
+    if made is None or made[0] is not t:
+        mro = [k for k in type.__getattribute__(t, "__mro__") if k is not object]
+        own = [{n: v for n, v in type.__getattribute__(k, "__dict__").items() if type(n) is str and _model_side(conn, v)}
+               for k in mro]
+        names = set().union(*own)
+        chain = []
+        for k, mine in zip(mro, own):
+            shadows = {n: None for n in type.__getattribute__(k, "__dict__") if n in names and n not in mine}
+            name = type.__getattribute__(k, "__name__")
+            chain.append((name if type(name) is str and name.isidentifier() else "Standin", {**mine, **shadows}))
+        made = _STANDIN_CLASS[id(t)] = (t, conn.request("standin", chain))
+    standin = made[1]()
+    _STANDIN_OF[id(obj)] = (obj, standin)
+    _VALUE_OF[id(standin)] = (standin, obj)
+    return standin
+
+
+def _make_standin_class(chain):
+    """(worker) The classes of a test's instance's stand-in (_standin): most derived first; a name
+    held by None is a placeholder (the test's own value there)."""
+    _check(type(chain) is list and chain and all(type(c) is tuple and len(c) == 2 and type(c[0]) is str
+                                                  and type(c[1]) is dict and all(type(n) is str for n in c[1])
+                                                  for c in chain), "a stand-in's classes")
+    base = object
+    for name, members in reversed(chain):
+        namespace = {n: (_Placeholder() if v is None else v) for n, v in members.items()}
+        base = type(name, (base,), {**namespace, "__module__": "tests"})
+    return base
+
+
+class _Placeholder:
+    """(worker) A name of a test's class that shadows an object of the model's code there."""
+
+    def __repr__(self):
+        return "<a test's attribute>"
 
 
 def _value_of(x):

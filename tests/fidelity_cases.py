@@ -402,7 +402,7 @@ CASES = {
                          "    @cachedmethod\n    def add(self, x):\n        return self.n + x\n\n"
                          "def test_kept():\n    t = Thing(2)\n    assert t.add(3) == 5 and t.add is t.add\n"},
         "a model descriptor reads type(obj).__mro__ of the test's instance and keeps its bound wrapper in the "
-        "instance's __dict__ (cachetools 8.0.2 _MethodDescriptor.__get__): it gets a token, which has neither "
+        "instance's __dict__ (cachetools 8.0.2 _MethodDescriptor.__get__): it got a token, which had neither "
         "(test_cachedmethod.py and the @cachedmethod tests of test_func/test_threading: 49 tests)"),
     "signature_of_a_model_function": (
         {"slug.py": "def slugify(text: str, separator: str = '-', *, lowercase=True) -> str:\n    return text\n"},

@@ -33,9 +33,6 @@ UNSUPPORTED = {  # the README's "Known limits" of the judge
     "models_thread_runs_a_tests_callback_while_the_test_goes_on": "the worker asks one question at a time: a "
                                                                   "test's callback from a model thread runs on the "
                                                                   "test's thread, which waits meanwhile",
-    "model_descriptor_keeps_its_wrapper_in_the_tests_instance": "a model descriptor in a test's class gets the "
-                                                                "test's instance as a token: it may not read "
-                                                                "its class's dicts nor set its __dict__",
     "tests_str_subclass_reaches_model_as_str": "a subclass of a builtin value crosses as the exact builtin "
                                                "(its overridden __hash__ is the test's and stays in the judge)",
 }
