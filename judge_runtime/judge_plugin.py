@@ -1496,10 +1496,21 @@ def _holds_one_it_made(value, code) -> bool:
     return any(type(f) is types.FunctionType and f.__code__ in made for f in inside)
 
 
-def _made_or_holds_one(value) -> bool:
+def _made_or_holds_one(value, namespaces: frozenset = frozenset()) -> bool:
     """What a factory of the tests returned, or an object that holds it (`test_x =
-    timed(make_test(...))` with the model's `timed = property`: red team round 35)."""
-    return any(_MADE_AT_IMPORT.get(id(x), _MISSING) is x for x in [value, *gc.get_referents(value)])
+    timed(make_test(...))` with the model's `timed = property`: red team round 35), also in the
+    tuples, lists and dicts it holds (a builtin exception's args: `timed = ValueError`, round 40),
+    never through a module's namespace (`namespaces`: their ids; a function holds its module's)."""
+    todo, seen = [(value, 0)], set()
+    while todo:
+        x, depth = todo.pop()
+        if _MADE_AT_IMPORT.get(id(x), _MISSING) is x:
+            return True
+        if id(x) in seen or depth > 3 or (depth and (type(x) not in (tuple, list, dict) or id(x) in namespaces)):
+            continue
+        seen.add(id(x))
+        todo += [(r, depth + 1) for r in gc.get_referents(x)]
+    return False
 
 
 def _item_codes(item) -> set:
@@ -1549,6 +1560,7 @@ def _made_and_lost(session) -> list[str]:
         if id(made) in lost:
             wrong.add(f"{os.path.relpath(filename, str(config.rootpath))}:{line}: what a function of the tests made "
                       f"while they loaded is kept by nothing and never collected (a test made to vanish?)")
+    namespaces = frozenset(id(vars(m)) for m in list(sys.modules.values()) if type(m) is types.ModuleType)
     for module in list(sys.modules.values()):
         path = os.path.realpath(getattr(module, "__file__", None) or "")
         if not path.startswith(TESTS_DIR + os.sep):
@@ -1559,7 +1571,7 @@ def _made_and_lost(session) -> list[str]:
             wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: a test "
                          f"a function of the tests made while they loaded, never collected"
                          for name, value in list(space.items()) if _matches(config, "python_functions", name)
-                         and _made_or_holds_one(value) and (path, owner, name) not in names)
+                         and _made_or_holds_one(value, namespaces) and (path, owner, name) not in names)
     return sorted(wrong)
 
 

@@ -1323,6 +1323,8 @@ def _dec_global(conn, data, memo):
         fallback = data.get("or")
         if module not in sys.modules and type(fallback) is dict and fallback.get("k") == "excclass":
             return conn._proxy(fallback.get("h"), fallback)
+        if module == "builtins" and qualname in ("repr", "ascii", "format"):
+            return _policy.judged_text(getattr(builtins, qualname))  # a test's partial shows its kind only
         if module == "builtins" and qualname in _PURE_BUILTINS:
             return getattr(builtins, qualname)
         _check(module in sys.modules, "a module the judge has")

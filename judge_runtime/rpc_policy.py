@@ -239,8 +239,6 @@ def callbacks_for_the_model(target, name: str, args: tuple, kwargs: dict) -> tup
     if name in _TAKERS.get((t.__module__, t.__name__), ()):
         raise Refused(f"{t.__name__}.{name}: what a test registered on its {t.__name__} stays there (the model's "
                       f"code may not take a test's checks away)")
-    args = tuple(_called_as_the_model_would(a) for a in args)
-    kwargs = {k: _called_as_the_model_would(v) for k, v in kwargs.items()}
     _inside_as_the_model_would([*args, *kwargs.values()])
     if RUN_FOR_THE_MODEL is None or name not in _SWALLOWERS.get((t.__module__, t.__name__), ()):
         return args, kwargs
@@ -248,31 +246,41 @@ def callbacks_for_the_model(target, name: str, args: tuple, kwargs: dict) -> tup
             {k: _for_the_model(target, name, v) for k, v in kwargs.items()})
 
 
-def _called_as_the_model_would(fn):
+# (judge) The judge's builtins that call what they are given later, on the judge's side: handed to a
+# test's object (`loop.run_in_executor(None, map, map, [f], [[x]])`, `iter(give, None)` made there)
+# they call the judge's callables for the model's code unchecked (red team rounds 39-40).
+_CALLS_LATER = (builtins.map, builtins.filter, builtins.iter)
+
+
+def _check_as_the_model_would(fn) -> None:
     """(judge) A callable of the judge's that the model's code hands to a test's object to call
-    later (`loop.run_in_executor(None, loop.set_task_factory, f)`, `executor.submit(repr, check)`):
-    the same refusals as the model's own call of it (red team round 38)."""
+    later (`loop.run_in_executor(None, loop.set_task_factory, f)`): the same refusals as the
+    model's own call of it (red team round 38). The judge's repr, ascii and format reach the
+    judge from the model's code as judged_text already (rpc._dec_global)."""
+    if any(fn is later for later in _CALLS_LATER):
+        raise Refused(f"{fn.__name__}: the judge's own would call what it is given later, for the model's code, "
+                      "unchecked: a test's object is not handed one")
     if type(fn) in (types.MethodType, types.BuiltinMethodType) and getattr(fn, "__self__", None) is not None \
             and not isinstance(fn.__self__, types.ModuleType):
-        owner, name = fn.__self__, fn.__name__
-        callbacks_for_the_model(owner, name, (), {})  # refuses a taker or a loop setter
-        return fn
-    if any(fn is text for text in (builtins.repr, builtins.ascii, builtins.format)):  # (not the type str: astype(str))
-        def judged_text(obj=None, *args, **kwargs):
-            hidden = opaque_text(obj)
-            return hidden if hidden is not None else fn(obj, *args, **kwargs)
-        return judged_text
-    return fn
+        callbacks_for_the_model(fn.__self__, fn.__name__, (), {})  # refuses a taker or a loop setter
+
+
+def judged_text(text):
+    """(judge) The judge's repr, ascii or format as the model's code gets it: a test's callable
+    tells its kind only (opaque_text), wherever it is called (a test's executor, a map)."""
+    def judged_text(obj=None, *args, **kwargs):
+        hidden = opaque_text(obj)
+        return hidden if hidden is not None else text(obj, *args, **kwargs)
+    return judged_text
 
 
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 
 
 def _inside_as_the_model_would(values: list) -> None:
-    """(judge) The callables inside the containers the model's code hands to a test's object get
-    the same checks: `loop.run_in_executor(None, map, map, [f], [[x]])` has the judge's `map` call
-    f later (red team round 39). The judge's repr, ascii and format may not hide there at all."""
-    seen, boxes = set(), [v for v in values if type(v) in _CONTAINERS]
+    """(judge) What the model's code hands to a test's object, and the callables inside its lists,
+    tuples, sets and dicts (`map(map, [f], [[x]])`: red team round 39), get _check_as_the_model_would."""
+    seen, boxes = set(), [values]
     while boxes:
         box = boxes.pop()
         if id(box) in seen:
@@ -281,9 +289,8 @@ def _inside_as_the_model_would(values: list) -> None:
         for x in [*box.keys(), *box.values()] if type(box) is dict else box:
             if type(x) in _CONTAINERS:
                 boxes.append(x)
-            elif _called_as_the_model_would(x) is not x:
-                raise Refused(f"{x.__name__} inside a container handed to a test's object: the judge's own text of "
-                              "what the test holds is not the model's to take")
+            else:
+                _check_as_the_model_would(x)
 
 
 # (judge) What the judge raises in a test's callback that the model's code must never catch: the

@@ -63,7 +63,8 @@ that called a factory of the tests and may bind a name its source does not show,
 attribute target, a call statement, a loop, must leave what the factory made collected or kept by
 something other than the judge's records); 3 by rpc_policy._inside_as_the_model_would (the
 callables inside the lists, tuples, sets and dicts handed to a test's object get the top-level
-checks, and the judge's repr/ascii/format are refused there).
+checks; since round 40 the judge's map, filter and iter are refused there, and the judge's
+repr/ascii/format reach the judge from the worker as rpc_policy.judged_text).
 
 Held directions (run once, or reasoned from the code this round):
 - op "copy"/"deepcopy" (rpc.Remote's _Special.__copy__/__deepcopy__, only where the real type
