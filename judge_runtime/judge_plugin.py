@@ -1547,11 +1547,11 @@ def _made_and_lost(session) -> list[str]:
     unnamed = []  # entries of _MADE_WHERE (no other reference to what they made)
     for entry in _MADE_WHERE:
         _, filename, line = entry
-        names, elsewhere = ([], False) if _made_codes(entry[0]) & collected else _bound_at(config, filename, line)
-        for name in names:
+        bound, elsewhere = ([], False) if _made_codes(entry[0]) & collected else _bound_at(config, filename, line)
+        for name in bound:
             wrong.add(f"{os.path.relpath(filename, str(config.rootpath))}:{line}: {name}: a test a function of the "
                       f"tests made while they loaded, never collected")
-        if elsewhere and not names:
+        if elsewhere and not bound:
             unnamed.append(entry)
     # bound where the source names no test (`globals()[f"test_{n}"] = timed(make_test(n))`) through
     # something that keeps nothing of it (the model's `timed = bool`: red team round 39)
@@ -1567,12 +1567,40 @@ def _made_and_lost(session) -> list[str]:
             continue
         spaces = [("", vars(module))] + [(v.__qualname__, vars(v)) for k, v in vars(module).items()
                                          if isinstance(v, type) and _matches(config, "python_classes", k)]
+        named = _names_the_source_binds(path)
         for owner, space in spaces:
             wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: a test "
                          f"a function of the tests made while they loaded, never collected"
                          for name, value in list(space.items()) if _matches(config, "python_functions", name)
                          and _made_or_holds_one(value, namespaces) and (path, owner, name) not in names)
+            # bound at import where the source names it nowhere (`globals()[f"test_{n}"] = timed(check)`, the
+            # checks made earlier into a dict) and not collected: what stands there is no test (round 41)
+            wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: bound "
+                         f"to a test's name while the tests loaded, where their source names none, never collected"
+                         for name in list(space) if type(name) is str and _matches(config, "python_functions", name)
+                         and name not in named and (path, owner, name) not in names)
     return sorted(wrong)
+
+
+def _names_the_source_binds(path: str) -> set:
+    """Every name a test module's source binds by name anywhere (assignments, loop and `with`
+    targets, defs, classes, imports), and what its star imports of the tests' own modules bring."""
+    tree = ast.parse("".join(linecache.getlines(path)), path)
+    named = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            named.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            named.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name != "*":
+                    named.add(alias.asname or alias.name.partition(".")[0])
+                elif isinstance(node, ast.ImportFrom) and node.module:  # (also `from .helpers import *`)
+                    named.update(*(vars(m) for k, m in list(sys.modules.items())
+                                   if (k == node.module or k.endswith("." + node.module)) and type(m) is types.ModuleType
+                                   and (getattr(m, "__file__", None) or "").startswith(TESTS_DIR + os.sep)))
+    return named
 
 
 def _noting_import_calls(exec_module, loader, module):

@@ -513,6 +513,18 @@ def opaque_text(obj) -> str | None:
     abc = sys.modules.get("collections.abc")
     if abc is not None and isinstance(obj, abc.MappingView) and not _leads_to_the_whole(obj, "mapping"):
         return f"<{type(obj).__name__} of the tests>"  # a KeysView's text is its whole mapping (round 38)
+    if type(obj) in _CONTAINERS and obj:  # `repr([partial])`: the items' text is in the list's (round 41)
+        seen, boxes = set(), [obj]
+        while boxes:
+            box = boxes.pop()
+            if id(box) in seen:
+                continue
+            seen.add(id(box))
+            for x in [*box.keys(), *box.values()] if type(box) is dict else box:
+                if type(x) in _CONTAINERS:
+                    boxes.append(x)
+                elif opaque_text(x) is not None:
+                    return f"<{type(obj).__name__} holding callables of the tests>"
     return None
 
 
