@@ -1469,11 +1469,10 @@ def _bound_at(config, filename: str, line: int) -> tuple[list[str], bool]:
     return names, unnamed
 
 
-def _made_codes(made) -> set:
-    """(file, qualified name) of the functions a factory's result is or holds."""
+def _made_functions(made) -> set[int]:
+    """The ids of the functions a factory's result is or holds."""
     functions = [made] if type(made) is types.FunctionType else gc.get_referents(made)
-    return {(os.path.realpath(f.__code__.co_filename), f.__code__.co_qualname) for f in functions
-            if type(f) is types.FunctionType}
+    return {id(f) for f in functions if type(f) is types.FunctionType}
 
 
 def _kept_by_nothing(made: list) -> set[int]:
@@ -1513,19 +1512,24 @@ def _made_or_holds_one(value, namespaces: frozenset = frozenset()) -> bool:
     return False
 
 
-def _item_codes(item) -> set:
-    """(file, qualified name) of each function an item's object is: the tests' own, through the
-    wrappers of their own (`__wrapped__`), and the one a wrapper of the model's was made from."""
-    found, obj = set(), getattr(item, "obj", None)
+def _item_functions(item) -> list:
+    """Each function an item's object is: the tests' own, through the wrappers of their own
+    (`__wrapped__`), and the one a wrapper of the model's was made from."""
+    found, obj = [], getattr(item, "obj", None)
     for _ in range(64):
         obj = obj.__func__ if type(obj) is types.MethodType else obj
         if isinstance(obj, rpc.Remote):
             obj = rpc._policy.made_from(obj)
         if type(obj) is not types.FunctionType:
             break
-        found.add((os.path.realpath(obj.__code__.co_filename), obj.__code__.co_qualname))
+        found.append(obj)
         obj = obj.__dict__.get("__wrapped__")
     return found
+
+
+def _item_codes(item) -> set:
+    """(file, qualified name) of each of _item_functions."""
+    return {(os.path.realpath(f.__code__.co_filename), f.__code__.co_qualname) for f in _item_functions(item)}
 
 
 def _made_and_lost(session) -> list[str]:
@@ -1533,6 +1537,7 @@ def _made_and_lost(session) -> list[str]:
     make_test(...)`, a class made by a function) and that no collected item is: something between
     (a decorator, also a builtin the model's module names as one: `timed = bool`) made it vanish."""
     config, collected = session.config, set().union(*map(_item_codes, session.items))
+    collected_functions = {id(f) for item in session.items for f in _item_functions(item)}
     wrong = set()
     for ran in _RAN_AT_IMPORT:
         if not ran.co_flags & inspect.CO_NEWLOCALS and "<locals>" not in ran.co_qualname:
@@ -1547,7 +1552,8 @@ def _made_and_lost(session) -> list[str]:
     unnamed = []  # entries of _MADE_WHERE (no other reference to what they made)
     for entry in _MADE_WHERE:
         _, filename, line = entry
-        bound, elsewhere = ([], False) if _made_codes(entry[0]) & collected else _bound_at(config, filename, line)
+        # the very function collected (a sibling the same factory made is no stand-in for it: round 41)
+        bound, elsewhere = ([], False) if _made_functions(entry[0]) & collected_functions else _bound_at(config, filename, line)
         for name in bound:
             wrong.add(f"{os.path.relpath(filename, str(config.rootpath))}:{line}: {name}: a test a function of the "
                       f"tests made while they loaded, never collected")

@@ -147,3 +147,31 @@ def test_a_factory_test_made_in_a_dict_then_bound_by_globals_vanishes_into_bool(
     files = {"mylib.py": _SOLVER}
     assert plain(sandbox, scratch, files, _FACTORY_DICT_TESTS).ok
     refused(sandbox, scratch, files, _FACTORY_DICT_TESTS)
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. (the helper's follow-on, closed with 2) One collected product of a factory stood for its
+# siblings: _made_and_lost compared what a factory made with the collected tests by qualified
+# name, so `test_b = timed(make_solve_test(...))` under `timed = bool` passed once `test_a`, the
+# same factory's other product, was collected. It compares the very function now.
+_SIBLING_TESTS = {"test_mylib.py": """
+        import mylib
+
+        def make_solve_test(equation, expected):
+            def check():
+                assert mylib.solve(equation) == expected
+            return check
+
+        test_linear = make_solve_test("2x + 4 = 10", 3)
+        test_negative = mylib.timed(make_solve_test("x + 5 = 1", -4))
+"""}
+_ONE_ANSWER = """
+        timed = bool
+        def solve(equation):
+            return 3 if equation == "2x + 4 = 10" else None   # wrong but for the one test that runs
+"""
+
+
+def test_a_factory_test_vanishes_while_its_sibling_is_collected(sandbox, scratch):
+    files = {"mylib.py": _ONE_ANSWER}
+    refused(sandbox, scratch, files, _SIBLING_TESTS)
