@@ -23,7 +23,7 @@ SANDBOX = {"python": ("/usr/bin/python3", "/usr/bin/python3"), "conda_env": ("ag
            "isolation": ("basic", "basic"), "namespaces": ("false", False), "warm": ("true", True), "network": ("true", True), "timeout": ("30", 30.0),
            "cpu_seconds": ("10", 10), "memory_mb": ("512", 512), "file_size_mb": ("8", 8),
            "max_processes": ("16", 16), "open_files": ("64", 64), "output_chars": ("999", 999),
-           "judge_timeout": ("120", 120.0), "judge_cpu_seconds": ("90", 90)}
+           "judge_timeout": ("120", 120.0), "judge_cpu_seconds": ("90", 90), "user": ("65100", 65100)}
 
 
 @pytest.fixture
