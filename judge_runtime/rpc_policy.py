@@ -277,10 +277,9 @@ def judged_text(text):
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 
 
-def _inside_as_the_model_would(values: list) -> None:
-    """(judge) What the model's code hands to a test's object, and the callables inside its lists,
-    tuples, sets and dicts (`map(map, [f], [[x]])`: red team round 39), get _check_as_the_model_would."""
-    seen, boxes = set(), [values]
+def _items(box):
+    """Everything but a list, tuple, set or dict in `box` (one of them) and in those inside it."""
+    seen, boxes = set(), [box]
     while boxes:
         box = boxes.pop()
         if id(box) in seen:
@@ -290,7 +289,14 @@ def _inside_as_the_model_would(values: list) -> None:
             if type(x) in _CONTAINERS:
                 boxes.append(x)
             else:
-                _check_as_the_model_would(x)
+                yield x
+
+
+def _inside_as_the_model_would(values: list) -> None:
+    """(judge) What the model's code hands to a test's object, and the callables inside its lists,
+    tuples, sets and dicts (`map(map, [f], [[x]])`: red team round 39), get _check_as_the_model_would."""
+    for x in _items(values):
+        _check_as_the_model_would(x)
 
 
 # (judge) What the judge raises in a test's callback that the model's code must never catch: the
@@ -513,18 +519,8 @@ def opaque_text(obj) -> str | None:
     abc = sys.modules.get("collections.abc")
     if abc is not None and isinstance(obj, abc.MappingView) and not _leads_to_the_whole(obj, "mapping"):
         return f"<{type(obj).__name__} of the tests>"  # a KeysView's text is its whole mapping (round 38)
-    if type(obj) in _CONTAINERS and obj:  # `repr([partial])`: the items' text is in the list's (round 41)
-        seen, boxes = set(), [obj]
-        while boxes:
-            box = boxes.pop()
-            if id(box) in seen:
-                continue
-            seen.add(id(box))
-            for x in [*box.keys(), *box.values()] if type(box) is dict else box:
-                if type(x) in _CONTAINERS:
-                    boxes.append(x)
-                elif opaque_text(x) is not None:
-                    return f"<{type(obj).__name__} holding callables of the tests>"
+    if type(obj) in _CONTAINERS and any(opaque_text(x) is not None for x in _items(obj)):
+        return f"<{type(obj).__name__} holding callables of the tests>"  # `repr([partial])` (round 41)
     return None
 
 
