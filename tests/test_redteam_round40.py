@@ -73,6 +73,7 @@ import pytest
 
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
+from test_redteam_round39 import _FACTORY_LOOP_TESTS, _SOLVER
 
 # Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
 pytestmark = on_layers(RULE_LAYERS)
@@ -119,28 +120,7 @@ def test_the_judges_map_pulls_the_judges_repr_from_a_judge_iterator_of_the_model
 # ---------------------------------------------------------------------------------------------
 # 2. A factory's tests bound through globals()[...] under the model's `timed = ValueError`: the
 #    exception's args keep them alive, two levels below the test name.
-_FACTORY_LOOP_TESTS = {"test_mylib.py": """
-        import mylib
-
-        def test_add():
-            assert mylib.add(1, 2) == 3
-
-        def make_solve_test(equation, expected):
-            def check():
-                assert mylib.solve(equation) == expected
-            return check
-
-        CASES = {"linear": ("2x + 4 = 10", 3), "negative": ("x + 5 = 1", -4), "fraction": ("2x = 1", 0.5)}
-        for _name, (_equation, _expected) in CASES.items():
-            globals()[f"test_{_name}"] = mylib.timed(make_solve_test(_equation, _expected))
-"""}
-_SOLVER = """
-        timed = {timed}      # crosses as the judge's own builtin: no call of the model's code
-        def add(a, b):
-            return a + b
-        def solve(equation):
-            return None       # wrong: solves nothing
-"""
+# round 39's suite and solver, with an exception class for `timed`
 
 
 @pytest.mark.parametrize("builtin", ["ValueError", "Exception"])
