@@ -1571,9 +1571,16 @@ def _made_and_lost(session) -> list[str]:
         path = os.path.realpath(getattr(module, "__file__", None) or "")
         if not path.startswith(TESTS_DIR + os.sep):
             continue
-        spaces = [("", vars(module))] + [(v.__qualname__, vars(v)) for k, v in vars(module).items()
-                                         if isinstance(v, type) and _matches(config, "python_classes", k)]
+        # the module and its test classes: those named so and those pytest collects whatever their name (a
+        # TestCase: round 42), nested ones too
+        classes = [v for k, v in vars(module).items() if isinstance(v, type) and _matches(config, "python_classes", k)]
+        spaces = [("", vars(module))] + [(v.__qualname__, vars(v)) for v in dict.fromkeys(
+            classes + _test_classes(config, module))]
         named = _names_the_source_binds(path)
+        # what the import system binds in a package of the tests: its submodules (`tests.test_calc`
+        # once imported), the very module sys.modules holds under that name; never a test
+        submodules = {k for k, v in list(vars(module).items()) if type(v) is types.ModuleType and type(k) is str
+                      and getattr(v, "__name__", None) == f"{module.__name__}.{k}" and sys.modules.get(v.__name__) is v}
         for owner, space in spaces:
             wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: a test "
                          f"a function of the tests made while they loaded, never collected"
@@ -1584,7 +1591,7 @@ def _made_and_lost(session) -> list[str]:
             wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: bound "
                          f"to a test's name while the tests loaded, where their source names none, never collected"
                          for name in list(space) if type(name) is str and _matches(config, "python_functions", name)
-                         and name not in named and (path, owner, name) not in names)
+                         and name not in named and (owner or name not in submodules) and (path, owner, name) not in names)
     return sorted(wrong)
 
 

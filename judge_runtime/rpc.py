@@ -1802,7 +1802,7 @@ _OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callab
 # object): none of the special methods that protocols probe for (tee copies what has __copy__,
 # a class body calls __set_name__, a class attribute with __get__ binds).
 _PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__set_name__", "__copy__", "__deepcopy__", "__hash__"}
-_REMOTE_TYPES: set = set()
+_REMOTE_TYPES = _policy.REMOTE_TYPES
 _remote_classes: dict = {}
 
 

@@ -745,4 +745,13 @@ CASES = {
                          "def test_table():\n    assert all(double(x) == y for x, y in test_data)\n"},
         "tests a factory made bound by name, and a helper module's `test_data` star-imported: all collected or data "
         "(red team round 41 found the check for unnamed bindings flagging such honest names)"),
+    # -- after red team rounds 31-41 (bench/real_suites.py, 2026-12-02) ----------------------------
+    "tests_package_whose_init_names_no_test_module": (
+        {"calc.py": "def double(x):\n    return 2 * x\n"},
+        {"tests/__init__.py": "", "tests/test_calc.py": "from calc import double\n\n"
+                                                        "def test_double():\n    assert double(2) == 4\n"},
+        "a tests package with an empty __init__.py: importing tests.test_calc binds `test_calc` (the submodule) in "
+        "the package's namespace, where the source names none; round 41's check for names bound at import took it "
+        "for a test made to vanish: a collection error per test module, verdict not ok (humanize 3, python-slugify "
+        "tests/__init__.py)"),
 }
