@@ -1574,25 +1574,47 @@ def _made_and_lost(session) -> list[str]:
         # the module and its test classes: those named so and those pytest collects whatever their name (a
         # TestCase: round 42), nested ones too
         classes = [v for k, v in vars(module).items() if isinstance(v, type) and _matches(config, "python_classes", k)]
-        spaces = [("", vars(module))] + [(v.__qualname__, vars(v)) for v in dict.fromkeys(
-            classes + _test_classes(config, module))]
-        named = _names_the_source_binds(path)
+        spaces = [("", {k: (v, path) for k, v in list(vars(module).items())})] + \
+            [(v.__qualname__, _class_space(v)) for v in dict.fromkeys(classes + _test_classes(config, module))]
         # what the import system binds in a package of the tests: its submodules (`tests.test_calc`
         # once imported), the very module sys.modules holds under that name; never a test
         submodules = {k for k, v in list(vars(module).items()) if type(v) is types.ModuleType and type(k) is str
                       and getattr(v, "__name__", None) == f"{module.__name__}.{k}" and sys.modules.get(v.__name__) is v}
         for owner, space in spaces:
+            lost = [name for name in space if type(name) is str and _matches(config, "python_functions", name)
+                    and (path, owner, name) not in names]
             wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: a test "
                          f"a function of the tests made while they loaded, never collected"
-                         for name, value in list(space.items()) if _matches(config, "python_functions", name)
-                         and _made_or_holds_one(value, namespaces) and (path, owner, name) not in names)
+                         for name in lost if _made_or_holds_one(space[name][0], namespaces))
             # bound at import where the source names it nowhere (`globals()[f"test_{n}"] = timed(check)`, the
-            # checks made earlier into a dict) and not collected: what stands there is no test (round 41)
+            # checks made earlier into a dict, on a test class or a mixin of one) and not collected: what
+            # stands there is no test (rounds 41-43)
             wrong.update(f"{os.path.relpath(path, str(config.rootpath))}::{owner + '::' if owner else ''}{name}: bound "
                          f"to a test's name while the tests loaded, where their source names none, never collected"
-                         for name in list(space) if type(name) is str and _matches(config, "python_functions", name)
-                         and name not in named and (owner or name not in submodules) and (path, owner, name) not in names)
+                         for name in lost if name not in _source_names(space[name][1])
+                         and (owner or name not in submodules))
     return sorted(wrong)
+
+
+def _class_space(cls) -> dict:
+    """name -> (value, source file) of what a test class holds, its own and what it inherits from
+    the classes of the tests' folder (a mixin's, a base's), as its MRO resolves them."""
+    space: dict = {}
+    for klass in type.__getattribute__(cls, "__mro__"):
+        file = _tests_folder_file(klass)
+        for name, value in list(type.__getattribute__(klass, "__dict__").items()):
+            if name not in space:
+                space[name] = (value, file)
+    return {name: entry for name, entry in space.items() if entry[1] is not None}
+
+
+def _source_names(path: str) -> set:
+    if path not in _SOURCE_NAMES:
+        _SOURCE_NAMES[path] = _names_the_source_binds(path)
+    return _SOURCE_NAMES[path]
+
+
+_SOURCE_NAMES: dict[str, set] = {}
 
 
 def _names_the_source_binds(path: str) -> set:

@@ -408,6 +408,7 @@ class Connection:
         __tracebackhide__ = True
         try:
             failed = "e" in msg
+            memo.opaque_refused = self.guarded and _policy.acting_for_the_model()
             value = self._dec(msg["e"] if failed else msg["v"], memo)
             updates = []
             back = msg.get("b", [])
@@ -427,6 +428,10 @@ class Connection:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
             raise self._fail(ProtocolError(f"undecodable reply ({type(e).__name__}: {e})")) from None
+        if memo.opaque_found:
+            refusal = _policy.Refused(_policy.OPAQUE_HANDED_OVER)
+            _policy._keep_failure(refusal)
+            raise refusal
         for target, contents in updates:
             _apply(target, contents)
         if "w" in msg:
@@ -482,7 +487,11 @@ class Connection:
         memo = _Memo()
         try:
             _check(type(qid) is int and type(op) is str and type(raw) is list, "request")
-            args = [self._dec(a, memo) for a in raw]
+            args = []
+            for index, a in enumerate(raw):  # (judge) an object reached only as __self__: a call's target at most
+                memo.opaque_refused = self.guarded and not (op == "call" and index == 0)
+                args.append(self._dec(a, memo))
+            memo.opaque_refused = False
         except RpcError as e:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
@@ -492,6 +501,8 @@ class Connection:
         caught: list = []
         recording = not self.guarded and threading.current_thread() is threading.main_thread()
         try:
+            if memo.opaque_found:
+                raise _policy.Refused(_policy.OPAQUE_HANDED_OVER)
             self._before_serve(msg)
             if self.guarded:
                 self._serving.append(qid)
@@ -1241,6 +1252,8 @@ def _dec_yours(conn, data, memo):
     obj = conn._objects[handle]
     if conn.guarded and type(obj) in (types.FunctionType, type):
         _policy.HANDED_BACK.add(obj)
+    if memo.opaque_refused and _policy.only_through_self(obj):
+        memo.opaque_found = True
     flags = data.get("x")
     if flags is not None and isinstance(obj, BaseException):  # `raise error from cause` on the other side
         _check(type(flags) is list and len(flags) == 2 and type(flags[0]) is bool, "exception flags")

@@ -306,9 +306,6 @@ def _inside_as_the_model_would(values: list) -> None:
     """(judge) What the model's code hands to a test's object, and the callables inside its lists,
     tuples, sets and dicts (`map(map, [f], [[x]])`: red team round 39), get _check_as_the_model_would."""
     for x in _items(values):
-        if _ONLY_THROUGH_SELF.get(id(x), _ABSENT) is x:  # `pool.submit(str, done.__self__)`: round 42
-            raise Refused("an object the model's code reached only as a bound method's __self__ may be handed back, "
-                          "not to a test's object, which could look inside it")
         _check_as_the_model_would(x)
 
 
@@ -459,6 +456,17 @@ def handed_by_the_tests(obj) -> None:
     not an answer to the model's request) is open to it."""
     if getattr(FOR_THE_MODEL, "handing", False) and not acting_for_the_model():
         _ONLY_THROUGH_SELF.pop(id(obj), None)
+
+
+def only_through_self(obj) -> bool:
+    return _ONLY_THROUGH_SELF.get(id(obj), _ABSENT) is obj
+
+
+# What the judge says when such an object comes from the model's code anywhere but as the target of
+# a call or as the answer to a test's own call: inside a slice or a namespace handed to a test's
+# pool with the judge's `str`, or yielded to a test's pool.map (red team round 43).
+OPAQUE_HANDED_OVER = ("an object the model's code reached only as a bound method's __self__ may be handed back "
+                      "to the test or called, not handed to a test's object, which could look inside it")
 
 
 def reached_through_self(conn, target, name: str, value) -> None:

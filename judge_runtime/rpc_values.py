@@ -118,6 +118,9 @@ class _Memo:
         self.writable: list[bool] = []
         self.ids: dict[int, int] = {}
         self.keep: list = []
+        # (judge) while set, an object the model's code reached only as a bound method's __self__
+        # must not arrive (rpc._dec_yours sets opaque_found): see rpc_policy.OPAQUE_HANDED_OVER
+        self.opaque_refused, self.opaque_found = False, False
 
     def add(self, key, obj, writable: bool) -> int:
         index = len(self.objs)
