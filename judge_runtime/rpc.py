@@ -42,6 +42,7 @@ import threading
 import types
 import weakref
 from _collections_abc import MutableMapping
+from time import sleep as _sleep  # (a test's mock of time.sleep is not ours)
 
 # The worker reads bytecode only from our cache (runtime_files.bytecode: the modules imported here
 # and a few common ones). datetime, decimal, fractions, pathlib and zoneinfo are looked up in
@@ -169,6 +170,10 @@ class Connection:
         self._thread_inbox = threading.local()
         self._main_inbox: queue.SimpleQueue = queue.SimpleQueue()  # (worker) the judge's top-level questions
         self._sending = threading.Lock()
+        # one encoder and one decoder per connection (json.dumps and json.loads with options make
+        # new ones per message): each is used by one thread at a time (_sending; the one reader)
+        self._encode = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode
+        self._decode = json.JSONDecoder(parse_constant=_reject_constant).decode
         self._tables = threading.RLock()         # handles and proxies, made once per object from any thread
         self.local_bases: dict[int, type] = {}   # their class handle -> our base for the tests' subclasses
         self.subclasses: dict = {}               # (worker) their token -> our subclass; (judge) token -> test class
@@ -204,7 +209,7 @@ class Connection:
             if self.broken is not None:
                 raise self._still_broken()
             self._outgoing(msg)
-            data = json.dumps(msg, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
+            data = self._encode(msg).encode() + b"\n"
             try:
                 self._wfile.write(data)
                 self._wfile.flush()
@@ -220,7 +225,7 @@ class Connection:
         if len(line) > MAX_MESSAGE or not line.endswith(b"\n"):
             raise self._fail(ProtocolError("a message without end or over the size limit"))
         try:
-            msg = json.loads(line, parse_constant=_reject_constant)
+            msg = self._decode(line.decode("utf-8"))
             _check(type(msg) is dict, "not an object")
             self._incoming(msg)
         except RpcError as e:
@@ -265,10 +270,13 @@ class Connection:
     def _answer_when_idle(self) -> None:
         while self.broken is None:
             try:
-                if not self._message_waiting(0.1) or not self._turn.acquire(timeout=0.1):
+                if not self._message_waiting(0.1):
                     continue
             except (OSError, ValueError):
                 return
+            if not self._turn.acquire(blocking=False):  # a thread in an exchange reads it: look again
+                _sleep(0.002)                           # a little later, not at each of its replies
+                continue
             try:
                 if self.broken is None and self._message_waiting(0):
                     msg = self._receive()
