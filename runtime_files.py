@@ -75,7 +75,7 @@ def _readable_by_all(top: Path) -> None:
 # worker starts in ~20 ms instead of ~90 ms compiling json, re, enum and rpc.py from source.
 WORKER_IMPORTS = ("import sys; sys.path.insert(0, sys.argv[1]); import worker, rpc; "
                   "import datetime, decimal, fractions, pathlib, zoneinfo, pickle, copy, random, inspect, "
-                  "typing, dataclasses, functools, itertools, collections, enum, re, string, textwrap, math")
+                  "typing, dataclasses, functools, itertools, collections, enum, re, string, textwrap, math, traceback")
 
 
 def bytecode(root: Path, python: Path) -> Optional[Path]:

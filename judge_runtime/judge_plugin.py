@@ -349,9 +349,16 @@ def _loads_a_library_the_model_could_write(event: str, args: tuple) -> bool:
         folder = os.path.dirname(folder)
 
 
+# Events no rule below refuses, raised several times in every call into the model's code (each id(),
+# each read of a code object's or frame's attribute): answered first.
+_NEVER_REFUSED = frozenset({"builtins.id", "object.__getattr__"})
+
+
 def _refuse_for_the_model(event: str, args: tuple) -> None:
     """The judge's audit hook: what it never does while the tests run (the rules above, each
     named after what it keeps out), and what it never does for the model's code."""
+    if event in _NEVER_REFUSED:
+        return
     try:
         if event in _NEVER:
             raise PermissionError(f"the judge does not run {event} (a test's commands run confined: subprocess, os.system)")
