@@ -112,8 +112,8 @@ def descendants(root: int, exclude: frozenset[int] | set[int] = frozenset()) -> 
 def _tree_from_proc(root: int, exclude: frozenset[int] | set[int]) -> Optional[set[int]]:
     """Linux: the tree below root from each of its tasks' /proc/PID/task/TID/children, reading
     only the tree (psutil and parents() read every process on the machine, several times per
-    sweep: a tenth of a small judged run). None where the kernel has no such file, or one of the
-    tree's could not be read (then the whole table is read instead)."""
+    sweep: a tenth of a small judged run). None where there is no /proc or the kernel has no such
+    file, or one of the tree's could not be read (then the whole table is read instead)."""
     found: set[int] = set()
     todo = [root]
     while todo:
@@ -121,6 +121,8 @@ def _tree_from_proc(root: int, exclude: frozenset[int] | set[int]) -> Optional[s
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
         except FileNotFoundError:
+            if pid == root:
+                return None  # no /proc here (a container without it, a simulated system)
             continue  # gone meanwhile
         except OSError:
             return None

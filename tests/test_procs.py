@@ -62,3 +62,39 @@ def test_the_judges_bytecode_is_made_once_by_the_interpreter_and_only_we_can_cha
     # the worker is started with it (a workspace's own __pycache__ is never read)
     import judge
     assert judge.pycache_prefix(sandbox) == str(prefix)
+
+
+
+def test_the_sweep_reads_the_same_tree_from_the_children_files_as_from_every_process():
+    """sweep._tree_from_proc (only the tree below a root) finds what the whole process table finds:
+    children of another thread, grandchildren, and not the subtree of an excluded child."""
+    import signal
+
+    from judge_runtime import sweep
+    child = ("import subprocess, threading, time\n"
+             "threading.Thread(target=lambda: subprocess.Popen(['sleep', '60'])).start()\n"
+             "subprocess.Popen(['sh', '-c', 'sleep 60 & sleep 60'])\n"
+             "time.sleep(60)\n")
+    top = subprocess.Popen(["python3", "-c", f"import subprocess, time\nfor _ in range(2):\n"
+                                             f"    subprocess.Popen(['python3', '-c', {child!r}])\ntime.sleep(60)\n"],
+                           start_new_session=True)
+    try:
+        def table(exclude):
+            children: dict[int, list[int]] = {}
+            for pid, ppid in sweep.parents().items():
+                children.setdefault(ppid, []).append(pid)
+            found, todo = set(), [p for p in children.get(top.pid, []) if p not in exclude]
+            while todo:
+                found.add(todo[-1])
+                todo.extend(children.get(todo.pop(), []))
+            return found
+        for _ in range(100):  # until both children have started theirs (a thread's sleep, a shell and its 2)
+            if len(table(set())) == 10:
+                break
+            subprocess.run(["sleep", "0.1"])
+        first = min(table(set()) & {p for p, pp in sweep.parents().items() if pp == top.pid})
+        assert sweep._tree_from_proc(top.pid, set()) == table(set()) and len(table(set())) == 10
+        assert sweep._tree_from_proc(top.pid, {first}) == table({first}) and len(table({first})) == 5
+    finally:
+        os.killpg(top.pid, signal.SIGKILL)
+        top.wait()
