@@ -140,8 +140,15 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     # the limits; RLIMIT_NPROC is counted for the worker's user.
     judge_conf = isolation.Confinement("basic", -1, runtime=conf.runtime, limits=conf.limits)
     cfg = judged_limits(cfg)
-    result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
-                           nproc_user=conf.run_as, nproc_also=(judge_uid,) if judge_uid >= 0 else ())
+    nproc_also = (judge_uid,) if judge_uid >= 0 else ()
+    server = sandbox.judge_runner()  # the judge forked from pytest and our plugin's libraries imported once
+    result = server.run(judge_conf, argv[1:], tests_dir, [], env, log, cfg, network, conf.run_as, nproc_also) \
+        if server is not None else None
+    if server is not None and (result is None or not result.started):
+        sandbox.judge_runner_gone()  # later judged runs start cold
+    if result is None:  # nothing ran: no warm runner here, or it was gone before the run started
+        result = isolation.run(judge_conf, sandbox.python, argv, tests_dir, [], env, log, cfg, network,
+                               nproc_user=conf.run_as, nproc_also=nproc_also)
     for name in ("report.xml", "pytest.log", "worker.log", "record.json"):  # kept for a person to read
         if (judge_dir / name).is_file() and not (judge_dir / name).is_symlink():
             shutil.copyfile(judge_dir / name, scratch / name)

@@ -375,9 +375,28 @@ class Sandbox:
                                "agent is root; install bubblewrap or use an interpreter outside /root")
         procs.become_subreaper()
         self.warm = None
+        self._judge_warm: Optional[warm.Runner] = None
+        self._judge_warm_usable = True
         if cfg.warm and warm.applies(self.confinement):
             env = isolation.clean_environment(Path("/nonexistent"), Path("/tmp"), self.python.parent)
             self.warm = warm.Runner(self.python, self.runtime, env)
+
+    def judge_runner(self) -> Optional[warm.Runner]:
+        """The judge's warm runner (warm.judge_applies): started at the first judged run, then each
+        judged run's judge is a fresh fork of it; None where it does not apply or it is gone."""
+        if self._judge_warm is None and warm.judge_applies(self.confinement) and self._judge_warm_usable:
+            env = isolation.clean_environment(Path("/nonexistent"), Path("/tmp"), self.python.parent)
+            self._judge_warm = warm.Runner(self.python, self.runtime, env, preload=warm.JUDGE_PRELOAD)
+        return self._judge_warm
+
+    def server_pids(self) -> set[int]:
+        """The warm runners' server processes: they live as long as this Sandbox (nothing of a run
+        stays below them: each run's tree is killed after it)."""
+        return {runner.proc.pid for runner in (self.warm, self._judge_warm) if runner is not None}
+
+    def judge_runner_gone(self) -> None:
+        """It ended (killed, or it failed to start a run): the judged runs start cold from now on."""
+        self._judge_warm, self._judge_warm_usable = None, False
 
     def pytest_main(self) -> str:
         """The script that runs pytest in the sandbox (sandbox_runtime/pytest_main.py, our copy)."""

@@ -48,14 +48,28 @@ def applies(conf: isolation.Confinement) -> bool:
     return conf.layer == "basic" and conf.namespaces and conf.run_as >= 0
 
 
+def judge_applies(conf: isolation.Confinement) -> bool:
+    """Where judged runs fork their judge from a warm server (judge.run_judged): Linux, when the
+    worker (the model's code) gets a PID namespace of its own (bwrap, or the basic layer with
+    namespaces), so that nothing it starts can outlive the run's sweep (see `applies`). The judge
+    itself runs only trusted code: the tests, pytest, our plugin."""
+    return sys.platform == "linux" and (conf.layer == "bwrap" or conf.namespaces)
+
+
+# What the judge's plugin imports (judge_runtime/judge_plugin.py), imported once by its server.
+JUDGE_PRELOAD = ("ast", "asyncio", "concurrent.futures.thread", "ctypes", "dis", "inspect", "json", "logging.config",
+                 "multiprocessing.pool", "pdb", "pickle", "pkgutil", "random", "socket", "subprocess", "unittest.mock",
+                 "xml.etree.ElementTree")
+
+
 class Runner:
-    """The server process and our end of its socket; one per Sandbox."""
+    """The server process and our end of its socket; one per Sandbox (and one for its judged runs)."""
 
     proc: subprocess.Popen
     chan: socket.socket
     runs: int
 
-    def __init__(self, python: Path, runtime: Path, env: dict[str, str]):
+    def __init__(self, python: Path, runtime: Path, env: dict[str, str], preload: tuple[str, ...] = ()):
         if sys.platform != "linux":
             raise OSError("the warm runner needs Linux (applies() says when it is used)")
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -63,7 +77,8 @@ class Runner:
         # -I: isolated, as the launcher; -B and -u: what PYTHONDONTWRITEBYTECODE and PYTHONUNBUFFERED
         # (in every run's environment, which -I ignores) give a cold run
         self.proc = subprocess.Popen([str(python), "-I", "-B", "-u", runtime_files.entry(runtime, "warm_server.py"),
-                                      str(theirs.fileno()), keyring_filter], cwd="/", env=env,
+                                      str(theirs.fileno()), keyring_filter, *([",".join(preload)] if preload else [])],
+                                     cwd="/", env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
                                      start_new_session=True)
@@ -73,16 +88,20 @@ class Runner:
         weakref.finalize(self, _stop, self.proc, ours)
 
     def run(self, conf: isolation.Confinement, args: list[str], workdir: Path, writable: list[Path],
-            env: dict[str, str], log: Path, limits: SandboxConfig, network: bool) -> Optional[isolation.Outcome]:
+            env: dict[str, str], log: Path, limits: SandboxConfig, network: bool,
+            nproc_user: Optional[int] = None, nproc_also: tuple[int, ...] = ()) -> Optional[isolation.Outcome]:
         """`pytest args...` in workdir, confined as isolation.run confines it; None when the server
-        is gone before the run started (nothing ran: the caller takes the cold path)."""
+        is gone before the run started (nothing ran: the caller takes the cold path). nproc_user,
+        nproc_also: as isolation.run's (the judge's worker runs as another user than the judge)."""
         if sys.platform != "linux":
             return None
         isolation.hand_over(writable, conf.run_as)
         self.runs += 1
         spaces = {"network": network, "private": conf.private_mounts(writable)} if conf.namespaces else None
         request = json.dumps({"id": self.runs, "args": args, "workdir": str(workdir), "env": env, "uid": conf.run_as,
-                              "namespaces": spaces, "limits": isolation.rlimit_values(limits, conf.run_as)}).encode()
+                              "namespaces": spaces,
+                              "limits": isolation.rlimit_values(limits, conf.run_as if nproc_user is None else nproc_user,
+                                                                nproc_also)}).encode()
         start = time.monotonic()
         fd = isolation.open_log(log)
         try:

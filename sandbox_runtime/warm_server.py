@@ -1,7 +1,11 @@
 """The warm runner's server (warm.py): pytest and its plugins imported once; a fresh fork per
 test run, which confines itself as the launcher does and runs pytest.
 
-    python -I -B -u warm_server.py SOCKET_FD KEYRING_FILTER
+    python -I -B -u warm_server.py SOCKET_FD KEYRING_FILTER [MODULE,...]
+
+MODULE,...: the standard library modules the judge's plugin imports, for the judge's server
+(judge.run_judged): imported once too, and nothing frozen (the judge's scans of its heap see every
+object, as after a cold start).
 
 Requests on the socket: JSON with the log's descriptor attached; replies: the request's id and
 the run child's exit code (negative: the signal that killed it), one message per request.
@@ -35,11 +39,14 @@ CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWNET = (0x0002000
 MS_REMOUNT_PRIVATE, MS_PROC = 16384 | 262144, 2 | 4 | 8  # MS_REC|MS_PRIVATE; nosuid,nodev,noexec
 
 
-def serve(chan: socket.socket, keyring_filter: str) -> None:
+def serve(chan: socket.socket, keyring_filter: str, preload: list[str]) -> None:
     """Answer requests until the socket closes; in a run's child, run it (never returns)."""
     import ctypes
     import gc
-    gc.freeze()  # what is loaded now is never collected: a run's gc neither scans nor copies it
+    for name in preload:
+        __import__(name)
+    if not preload:
+        gc.freeze()  # what is loaded now is never collected: a run's gc neither scans nor copies it
     ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
@@ -108,7 +115,7 @@ def run(chan: socket.socket, log: int, request: dict, keyring_filter: str) -> No
     sys.argv = ["-c", *request["args"]]
     for name in [n for n in sys.modules if n.partition(".")[0] == "sandbox_runtime"]:
         del sys.modules[name]  # a model module of that name is the model's
-    sys.path.insert(0, os.getcwd())
+    sys.path[0:0] = [os.getcwd(), *[p for p in request["env"].get("PYTHONPATH", "").split(os.pathsep) if p]]
     raise SystemExit(int(pytest.main(plugins=[bounds])))
 
 
@@ -131,4 +138,4 @@ def enter_namespaces(network: bool) -> None:
 
 
 if __name__ == "__main__":
-    serve(socket.socket(fileno=int(sys.argv[1])), sys.argv[2])
+    serve(socket.socket(fileno=int(sys.argv[1])), sys.argv[2], sys.argv[3].split(",") if len(sys.argv) > 3 else [])

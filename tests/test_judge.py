@@ -53,7 +53,9 @@ class Runs:
         before = {p for p, pp in isolation.parents().items() if pp == os.getpid()}
         result = run_judged(self.sandbox, self.workspace, {k: textwrap.dedent(v) for k, v in tests.items()},
                             self.judge_scratch, **kw)
-        assert not isolation.descendants(os.getpid(), before), "a process was left behind"
+        servers = self.sandbox.server_pids()  # (they stay; what a run started below them may not)
+        assert not isolation.descendants(os.getpid(), before | servers), "a process was left behind"
+        assert not any(isolation.descendants(pid) for pid in servers), "a process was left behind below a warm runner"
         return result
 
     def plain(self, files: dict[str, str], tests: dict[str, str], fresh: bool = True):
