@@ -1,7 +1,8 @@
 """Median wall time of the stats task's hidden tests (reference solution) run judged
 (judge.run_judged) and run plainly in one process (Sandbox.run_pytest), per isolation layer;
 then what one call into the model's code costs judged (a test calling a model function
---calls times: wall and CPU seconds of the whole run, the agent's children included, over the calls).
+--calls times: wall and CPU seconds of the whole run, ours and our children's, the warm judge's
+server included, over the calls).
 Prints tables; asserts nothing.
 
     .venv/bin/python bench/judge_bench.py [--runs 7] [--calls 10000]
@@ -92,11 +93,11 @@ def per_call(layers: list[str], runs: int, calls: int) -> None:
             for n in (1, calls):
                 walls, cpus = [], []
                 for i in range(runs):
-                    before = _children_cpu()
+                    before = _cpu(sandbox)
                     start = time.monotonic()
                     result = run_judged(sandbox, workspace, {"test_calls.py": CALLS_TEST.format(n=n)}, folder / f"s{n}-{i}")
                     walls.append(time.monotonic() - start)
-                    cpus.append(_children_cpu() - before)
+                    cpus.append(_cpu(sandbox) - before)
                     assert result.ok and result.passed == 1, result.output
                 figures[n] = statistics.median(walls), statistics.median(cpus)
             (w1, c1), (wn, cn) = figures[1], figures[calls]
@@ -106,10 +107,20 @@ def per_call(layers: list[str], runs: int, calls: int) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _children_cpu() -> float:
+def _cpu(sandbox: Sandbox) -> float:
+    """CPU seconds of this process, its reaped children, and the sandbox's warm servers with the
+    runs they reaped (a warm judge is the server's child, not ours)."""
     import resource
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+
+    import psutil
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    for pid in sandbox.server_pids():
+        times = psutil.Process(pid).cpu_times()
+        total += times.user + times.system + times.children_user + times.children_system
+    return total
 
 
 if __name__ == "__main__":
