@@ -386,7 +386,10 @@ class Sandbox:
         judged run's judge is a fresh fork of it; None where it does not apply or it is gone."""
         if self._judge_warm is None and warm.judge_applies(self.confinement) and self._judge_warm_usable:
             env = isolation.clean_environment(Path("/nonexistent"), Path("/tmp"), self.python.parent)
-            self._judge_warm = warm.Runner(self.python, self.runtime, env, preload=warm.JUDGE_PRELOAD)
+            try:
+                self._judge_warm = warm.Runner(self.python, self.runtime, env, preload=warm.JUDGE_PRELOAD)
+            except OSError:  # it did not start (no process to spare): every judged run starts cold
+                self._judge_warm_usable = False
         return self._judge_warm
 
     def server_pids(self) -> set[int]:
