@@ -107,25 +107,12 @@ import pytest
 
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
+from test_redteam_round41 import _NEWTON_TESTS, _SOLVER  # the same suite and wrong solver as round 41's
 
 # Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
 pytestmark = on_layers(RULE_LAYERS)
 
 
-_NEWTON_TESTS = {"test_newton.py": """
-        import asyncio
-        import functools
-        import math
-        from newton import newton
-
-        def test_square_root_of_two_on_the_loop():
-            loop = asyncio.new_event_loop()
-            try:
-                accept = functools.partial(math.isclose, 1.4142135623730951)
-                assert accept(newton(loop, lambda x: x * x - 2, accept))
-            finally:
-                loop.close()
-"""}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,13 +220,6 @@ _TESTCASE_FACTORY_TESTS = {"test_mylib.py": """
         for _name, _check in CHECKS.items():
             setattr(SolverCases, f"test_{_name}", mylib.timed(_check))
 """}
-_SOLVER = """
-        timed = bool          # crosses as the judge's own builtin: no call of the model's code
-        def add(a, b):
-            return a + b
-        def solve(equation):
-            return None       # wrong: solves nothing
-"""
 
 
 def test_a_factory_test_set_on_a_testcase_of_another_name_vanishes_into_bool(sandbox, scratch):

@@ -103,6 +103,8 @@ import pytest
 
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import plain, refused, sandbox  # noqa: F401 - sandbox is a fixture
+from test_redteam_round41 import _SOLVER  # round 41's wrong solver
+from test_redteam_round42 import _SOLVE_TESTS  # round 42's stop-rule suite
 
 # Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
 pytestmark = on_layers(RULE_LAYERS)
@@ -123,26 +125,6 @@ _SOLVE = """
             text = pool.submit(str, {box}).result()
             return float(re.findall(r"\\d+\\.\\d+", text)[0])
 """
-_SOLVE_TESTS = {"test_solve.py": """
-        import math
-        from concurrent.futures import ThreadPoolExecutor
-        from dataclasses import dataclass
-        from solve import iterate
-
-        @dataclass
-        class Tolerance:
-            target: float
-            rel: float = 1e-12
-
-            def reached(self, x):
-                return math.isclose(x, self.target, rel_tol=self.rel)
-
-        def test_newton_steps_converge_to_the_square_root():
-            target = math.sqrt(2)
-            with ThreadPoolExecutor(2) as pool:
-                x = iterate(lambda x: (x + 2 / x) / 2, 1.0, done=Tolerance(target).reached, pool=pool)
-            assert math.isclose(x, target, rel_tol=1e-12)
-"""}
 
 
 @pytest.mark.parametrize("box", ["slice(done.__self__)", "types.SimpleNamespace(rule=done.__self__)",
@@ -196,13 +178,6 @@ _MIXIN_FACTORY_TESTS = {"test_mylib.py": """
         for _name, _check in CHECKS.items():
             setattr(SolverChecks, f"test_{_name}", mylib.timed(_check))
 """}
-_SOLVER = """
-        timed = bool          # crosses as the judge's own builtin: no call of the model's code
-        def add(a, b):
-            return a + b
-        def solve(equation):
-            return None       # wrong: solves nothing
-"""
 
 
 def test_a_factory_test_set_on_a_mixin_of_a_test_class_vanishes_into_bool(sandbox, scratch):
