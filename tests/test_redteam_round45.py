@@ -65,6 +65,7 @@ import isolation
 import warm
 from conftest import COLD_LAYERS, layer_sandbox
 from judge import run_judged
+from test_cross_run_attacks import _pids_with  # (every process whose command line holds a marker)
 
 LIMITS = dict(timeout=12, cpu_seconds=10, memory_mb=1024, file_size_mb=32, max_processes=48)
 WARM_JUDGE_LAYERS = [layer for layer in COLD_LAYERS
@@ -90,19 +91,6 @@ def _judged(sandbox, folder: Path, files: dict[str, str], tests: dict[str, str])
     assert not isolation.descendants(os.getpid(), before | servers), "a process was left behind"
     assert not any(isolation.descendants(pid) for pid in servers), "a process was left behind below a warm runner"
     return run
-
-
-def _pids_with(marker: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    if marker.encode() in f.read():
-                        found.append(int(entry))
-            except OSError:
-                pass
-    return found
 
 
 TESTS = {"test_calc.py": """
