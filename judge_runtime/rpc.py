@@ -180,6 +180,7 @@ class Connection:
         self.wrappers: dict[int, object] = {}    # (judge) their handle -> the test's subclass instance
         self.origins: list = []  # weak references to proxies read from a module (found again in a new worker)
         self.own_pickles: set[bytes] = set()     # (judge) what it pickled of the tests' objects for the model's code
+        self.under_test = _policy.UnderTest()    # (judge) the objects the tests built (their operators are theirs)
 
     # --- transport ------------------------------------------------------------------------
 
@@ -313,6 +314,8 @@ class Connection:
         if self.broken is not None:
             raise self._still_broken()
         memo = _Memo()
+        if self.guarded:
+            self._aim(memo, op, args)
         FOR_THE_MODEL.handing = self.guarded  # (judge) what the tests hand over here is theirs to open
         try:
             encoded = [self._enc(a, memo) for a in args]
@@ -347,12 +350,24 @@ class Connection:
             if qid in self._pending:
                 self._pending.remove(qid)
         try:
-            return self._finish(msg, memo, sent, qid)
+            value = self._finish(msg, memo, sent, qid)
+            if memo.target is not None and type(value) in _REMOTE_TYPES and value._rpc_conn is self:
+                self.under_test.answered(args[0] if op == "op" else op, memo.target, value._rpc_handle,
+                                         value._rpc_handle in memo.fresh)
+            return value
         except (StopIteration, StopAsyncIteration) as stop:
             if not self.guarded or _policy._iteration_step(op, args):
                 raise
             raise FromTheModel(f"the model's code raised {type(stop).__name__} from a call that is not a step of an "
                                f"iterator (it would end the test's loop over its checks early)") from stop
+
+    def _aim(self, memo: _Memo, op: str, args: tuple) -> None:
+        """(judge) The model's object this request of the tests acts on (UnderTest)."""
+        target = args[1] if op == "op" and len(args) > 1 else args[0] if args else None
+        if type(target) in _REMOTE_TYPES and target._rpc_conn is self:
+            memo.target, memo.near, memo.fresh = target._rpc_handle, self.under_test.near(target._rpc_handle), set()
+        elif op == "unpickle" and self.under_test.copy_of(target):
+            memo.target, memo.fresh = 0, set()
 
     def _reply_in_turn(self, qid: int) -> dict:
         """(judge) Read until our reply comes, answering the worker's questions meanwhile. A
@@ -1251,7 +1266,12 @@ def _dec_kept(conn, data, memo):
 
 
 def _dec_ref(conn, data, memo):
-    return conn._proxy(data.get("h"), data)
+    handle = data.get("h")
+    if conn.guarded and type(handle) is int:
+        if memo.target is not None and handle not in conn._proxies and handle not in conn.wrappers:
+            memo.fresh.add(handle)
+        conn.under_test.arrived(handle, memo.near)
+    return conn._proxy(handle, data)
 
 
 def _dec_yours(conn, data, memo):
@@ -1417,15 +1437,18 @@ Refused, FromTheModel = _policy.Refused, _policy.FromTheModel  # (the judge's ow
 
 
 def _operand(proxy, other, op: str) -> None:
-    """The rule of the verdict: an operator never hands a value of the tests to the model's code
-    (it would decide `mean(xs) - 2.5` knowing 2.5). Between two of the model's objects the
-    operator is the model's; the other way round (the model's code using a test's object) the
-    test's own code decides, so only the judge's proxies refuse."""
+    """The rule of the verdict: an operator never hands a value of the tests to what the model's
+    code returned (it would decide `mean(xs) - 2.5` knowing 2.5). Between two of the model's
+    objects the operator is the model's, and so it is on an object the test built itself (`1 in
+    Cache(2)`: rpc_policy.UnderTest); the other way round (the model's code using a test's
+    object) the test's own code decides, so only the judge's proxies refuse."""
     conn = object.__getattribute__(proxy, "_rpc_conn")
-    if conn.guarded and not _model_side(conn, other):
+    if conn.guarded and not _model_side(conn, other) and \
+            not conn.under_test.is_built(object.__getattribute__(proxy, "_rpc_handle")):
         raise Refused(f"the judge never hands a test's value to the model's code through an operator "
                         f"({_SYMBOLS.get(op, op)} between an object of the model's code and "
-                        f"{type(other).__name__}): return builtin values (int, float, str, list ...) to compare")
+                        f"{type(other).__name__}): return builtin values (int, float, str, list ...) to compare; only an "
+                      f"object the test built itself (`Cache(2)`) answers its operators")
 
 
 class Remote:
@@ -1515,7 +1538,10 @@ class Remote:
         """pickle.dumps(proxy), and copy.copy or deepcopy of it when its type has no __copy__: the
         model's object pickled in the worker; loading it asks the worker."""
         data = _typed(_ask(self, "op", "pickle", self), (bytes,), "pickle")
-        return (_unpickled if object.__getattribute__(self, "_rpc_conn").guarded else _unpickled_by_the_judge), (data,)
+        conn = object.__getattribute__(self, "_rpc_conn")
+        if conn.guarded:
+            conn.under_test.pickled(object.__getattribute__(self, "_rpc_handle"), data)
+        return (_unpickled if conn.guarded else _unpickled_by_the_judge), (data,)
 
 
 def _unpickled_by_the_judge(data: bytes):
@@ -1783,6 +1809,12 @@ class _Special:
         return swallowed
 
 
+def _under_test(proxy, other) -> bool:
+    """`cache == {}`, `version < "1.0"`: an object the test built itself answers (UnderTest)."""
+    conn = object.__getattribute__(proxy, "_rpc_conn")
+    return conn.guarded and not _model_side(conn, other) and conn.under_test.is_built(proxy._rpc_handle)
+
+
 def _binary(op):
     def forward(self, other):
         _operand(self, other, op)
@@ -1796,7 +1828,7 @@ def _binary(op):
 
 def _comparison(op):
     def compare(self, other):
-        if _same_side(self, other):
+        if _same_side(self, other) or _under_test(self, other):
             return _ask(self, "op", op, self, other)
         if op not in ("eq", "ne"):  # an order with a test's value: refused, not Python's own TypeError
             _operand(self, other, op)
@@ -2163,9 +2195,11 @@ class ModuleProxy(types.ModuleType):
         if name == "__all__":  # `from module import *`: the test's namespace stays the test's
             return _star_names(self, sys._getframe(1))
         value = _ask(self, "getattr", self, name)
-        if type(value) in _REMOTE_TYPES and value._rpc_origin is None:  # `from module import name`
-            object.__setattr__(value, "_rpc_origin", (self.__name__, name))
-            self._rpc_conn.origins.append(weakref.ref(value))
+        if type(value) in _REMOTE_TYPES and value._rpc_conn is self._rpc_conn:
+            self._rpc_conn.under_test.read_from_module(value._rpc_handle, name)  # `Cache` or `mean`
+            if value._rpc_origin is None:  # `from module import name`
+                object.__setattr__(value, "_rpc_origin", (self.__name__, name))
+                self._rpc_conn.origins.append(weakref.ref(value))
         return value
 
     def __setattr__(self, name, value):

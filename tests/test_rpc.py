@@ -113,13 +113,17 @@ def test_operators_with_a_test_value_are_refused_and_between_model_objects_forwa
     module = model(pair, "class N:\n    def __init__(s, v):\n        s.v = v\n"
                          "    def __sub__(s, o):\n        return N(s.v - getattr(o, 'v', o))\n"
                          "    def __eq__(s, o):\n        return s.v == getattr(o, 'v', o)\n"
-                         "    __hash__ = object.__hash__\n")
-    a, b = module.N(3), module.N(1)
+                         "    __hash__ = object.__hash__\n"
+                         "def three():\n    return N(3)\n")
+    result, a, b = module.three(), module.N(3), module.N(1)
     with pytest.raises(rpc.Refused, match="through an operator"):
-        a - 2.5
+        result - 2.5  # what the model's code returned
+    with pytest.raises(rpc.Refused, match="through an operator"):
+        (a - b) - 1  # an operator's result is a result too
     with pytest.raises(TypeError):  # N has no __rsub__, so neither has its proxy
         2.5 - a
-    assert (a == 3) is False and a - b == module.N(2)
+    assert (result == 3) is False and a - b == module.N(2)
+    assert a == 3 and a - 2 == b  # objects the test built answer their operators (rpc_policy.UnderTest)
 
 
 def test_a_proxy_has_the_special_methods_of_its_type_only(pair):
