@@ -352,8 +352,7 @@ class Connection:
         try:
             value = self._finish(msg, memo, sent, qid)
             if memo.target is not None and type(value) in _REMOTE_TYPES and value._rpc_conn is self:
-                self.under_test.answered(args[0] if op == "op" else op, memo.target, value._rpc_handle,
-                                         value._rpc_handle in memo.fresh)
+                self.under_test.answered(memo.op, memo.target, value._rpc_handle, value._rpc_handle in memo.fresh)
             return value
         except (StopIteration, StopAsyncIteration) as stop:
             if not self.guarded or _policy._iteration_step(op, args):
@@ -362,12 +361,13 @@ class Connection:
                                f"iterator (it would end the test's loop over its checks early)") from stop
 
     def _aim(self, memo: _Memo, op: str, args: tuple) -> None:
-        """(judge) The model's object this request of the tests acts on (UnderTest)."""
+        """(judge) What this request of the tests does, and to which of the model's objects (UnderTest)."""
         target = args[1] if op == "op" and len(args) > 1 else args[0] if args else None
-        if type(target) in _REMOTE_TYPES and target._rpc_conn is self:
-            memo.target, memo.near, memo.fresh = target._rpc_handle, self.under_test.near(target._rpc_handle), set()
-        elif op == "unpickle" and self.under_test.copy_of(target):
-            memo.target, memo.fresh = 0, set()
+        if type(target) is ModuleProxy and op == "getattr":
+            memo.op = "module"
+        elif type(target) in _REMOTE_TYPES and target._rpc_conn is self:
+            memo.op = args[0] if op == "op" else args[1] if op == "method" else op
+            memo.target, memo.fresh = target._rpc_handle, set()
 
     def _reply_in_turn(self, qid: int) -> dict:
         """(judge) Read until our reply comes, answering the worker's questions meanwhile. A
@@ -1075,6 +1075,8 @@ class Connection:
         except Exception:
             exc = base.__new__(cls)
             exc.args = args
+        if self.guarded:
+            self.under_test.arrived(handle, memo.op, memo.target)
         exc.__dict__["_rpc_remote"] = self._proxy(handle, {"k": "obj"})  # sent back, it is the original
         attrs = data.get("d", [])
         _check(type(attrs) is list, "exception attributes")
@@ -1167,6 +1169,7 @@ def _dec_mutable(kind):
         obj = _LIVE[kind]() if live else base()
         if live:
             _check(type(handle) is int and handle > 0, "handle")
+            conn.under_test.arrived(handle, memo.op, memo.target)
             obj._rpc_remote = conn._proxy(handle, {"k": "obj"})
         memo.add(obj, obj, not live)
         items = data.get("v")
@@ -1258,6 +1261,7 @@ _KEPT_TYPES = frozenset(_KEPT.values())
 def _dec_kept(conn, data, memo):
     value, handle = conn._dec(data.get("v"), memo), data.get("h")
     _check(conn.guarded and type(value) in _KEPT and type(handle) is int and handle > 0, "a kept value")
+    conn.under_test.arrived(handle, memo.op, memo.target)
     kept = conn._kept.get(handle)
     if kept is None or type(kept) is not _KEPT[type(value)] or kept != value:  # (one per object: `is` holds)
         kept = conn._kept[handle] = _KEPT[type(value)](value)
@@ -1270,7 +1274,7 @@ def _dec_ref(conn, data, memo):
     if conn.guarded and type(handle) is int:
         if memo.target is not None and handle not in conn._proxies and handle not in conn.wrappers:
             memo.fresh.add(handle)
-        conn.under_test.arrived(handle, memo.near)
+        conn.under_test.arrived(handle, memo.op, memo.target)
     return conn._proxy(handle, data)
 
 
@@ -1538,10 +1542,7 @@ class Remote:
         """pickle.dumps(proxy), and copy.copy or deepcopy of it when its type has no __copy__: the
         model's object pickled in the worker; loading it asks the worker."""
         data = _typed(_ask(self, "op", "pickle", self), (bytes,), "pickle")
-        conn = object.__getattribute__(self, "_rpc_conn")
-        if conn.guarded:
-            conn.under_test.pickled(object.__getattribute__(self, "_rpc_handle"), data)
-        return (_unpickled if conn.guarded else _unpickled_by_the_judge), (data,)
+        return (_unpickled if object.__getattribute__(self, "_rpc_conn").guarded else _unpickled_by_the_judge), (data,)
 
 
 def _unpickled_by_the_judge(data: bytes):
@@ -1792,7 +1793,7 @@ class _Special:
         return _ask(self, "op", "pow", other, self)
 
     def __enter__(self):
-        return self.__getattr__("__enter__")()
+        return _ask(self, "method", self, "__enter__", (), {})  # (one request: UnderTest keeps `with X() as x`)
 
     def __exit__(self, exc_type, exc, tb):
         guarded = object.__getattribute__(self, "_rpc_conn").guarded

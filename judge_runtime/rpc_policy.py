@@ -658,21 +658,21 @@ def _defined_here(conn, obj) -> bool:
 class UnderTest:
     """(judge) The objects under test: what a test built itself by calling a class of the model's
     code, a name it read from the model's module spelt as a class (`Cache(2)`, `self.Cache(...)`
-    after `Cache = cachetools.LRUCache`), or a copy it made of one. Their operators (`1 in cache`,
-    `v < "1.0.0"`, `v == "1.0.0"`) are calls the test makes, answered by the model's code as in a
-    plain run. What the model's code *returns* (a function's result, an attribute, an operator's
-    result) is a result and never answers an operator with a test's value (`mean(xs) - 2.5`).
+    after `Cache = cachetools.LRUCache`), or a copy it made of one with `copy.copy`/`deepcopy`
+    (where the class has `__copy__`/`__deepcopy__`). Their operators (`1 in cache`, `v < "1.0.0"`,
+    `v == "1.0.0"`) are calls the test makes, answered by the model's code as in a plain run.
+    What the model's code *returns* is a result and never answers an operator with a test's value
+    (`mean(xs) - 2.5`), also when it is an object under test: handed back by anything (its own
+    method `Solution().solve() == [0, 1]` returning self, a property, a list holding it, a
+    callback's argument), it is one no more; only `with Cache() as c` keeps it (`__enter__`).
 
-    Kept by handle (one proxy per handle). A name the test reads in lower case (`mean = Stats` in
-    the model's module, read as `mean`) makes that callable no class for good. An object under test
-    that the model's code hands over any other way (a function's result, a callback's argument)
-    stops being one: only its own methods and attributes may hand it back (`with Cache() as c`)."""
+    Kept by handle (one proxy per handle). A class is a handle that came only as a module's
+    attribute, read only under class names: read in lower case (`mean = Stats`) or handed over any
+    other way (`Stats.mean = Stats`, then `s.mean`), it builds nothing (red team round 46)."""
 
     def __init__(self):
-        self._class_names: dict[int, bool] = {}  # a callable's handle -> read only under class names
+        self._class_names: dict[int, bool] = {}  # a handle -> came only as a module's class-named attribute
         self._built: set[int] = set()
-        self._root: dict[int, int] = {}  # a handle read from an object under test -> that object's handle
-        self._pickles: set[bytes] = set()  # pickles of objects under test (`copy.deepcopy` without __deepcopy__)
 
     def read_from_module(self, handle: int, name: str) -> None:
         self._class_names[handle] = self._class_names.get(handle, True) and name[:1].isupper()
@@ -680,33 +680,19 @@ class UnderTest:
     def is_built(self, handle: int) -> bool:
         return handle in self._built
 
-    def near(self, handle: int):
-        """The object under test a request on `handle` acts on, if any."""
-        return handle if handle in self._built else self._root.get(handle)
-
-    def arrived(self, handle: int, near) -> None:
-        """A handle in an answer or a request of the model's code: handed over some other way than
-        by the object under test itself, it is a result from now on (and so is what it led to)."""
-        if handle in self._built and near != handle:
+    def arrived(self, handle: int, op, target) -> None:
+        """A handle in an answer to the test's request `op` on `target`, or (op None) anything else
+        that decodes the model's message: but a module's attribute and `__enter__`'s self, it is
+        a result from now on."""
+        if op == "module":
+            return
+        self._class_names[handle] = False
+        if handle in self._built and not (op == "__enter__" and handle == target):
             self._built.discard(handle)
-        if handle in self._root and self._root[handle] != near:
-            del self._root[handle]
 
     def answered(self, op: str, target: int, result: int, fresh: bool) -> None:
         """After the test's request `op` on `target` came back with `result`, a handle first seen
         in that answer (`fresh`) or not."""
-        if not fresh:
-            return
-        if op == "call" and self._class_names.get(target, False) or op in ("copy", "deepcopy") and \
-                target in self._built or op == "unpickle":  # (asked only with a pickle of one: copy_of)
+        if fresh and (op == "call" and self._class_names.get(target, False)
+                      or op in ("copy", "deepcopy") and target in self._built):
             self._built.add(result)
-        elif op == "getattr" and self.near(target) is not None:
-            self._root[result] = self.near(target)  # `cache.__enter__`, `cache.pop`: its own methods
-
-    def pickled(self, handle: int, data: bytes) -> None:
-        if handle in self._built:
-            self._pickles.add(data)
-
-    def copy_of(self, data) -> bool:
-        """`pickle.loads` of such a pickle, `copy.deepcopy`'s second half: a copy the test made."""
-        return type(data) is bytes and data in self._pickles

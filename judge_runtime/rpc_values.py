@@ -121,9 +121,9 @@ class _Memo:
         # (judge) while set, an object the model's code reached only as a bound method's __self__
         # must not arrive (rpc._dec_yours sets opaque_found): see rpc_policy.OPAQUE_HANDED_OVER
         self.opaque_refused, self.opaque_found = False, False
-        # (judge) the model's object a test's request acts on, the object under test it belongs
-        # to, and the handles first seen in the answer (rpc_policy.UnderTest)
-        self.target, self.near, self.fresh = None, None, ()
+        # (judge) what a test's request does, the model's object it acts on, and the handles first
+        # seen in the answer (rpc_policy.UnderTest)
+        self.op, self.target, self.fresh = None, None, ()
 
     def add(self, key, obj, writable: bool) -> int:
         index = len(self.objs)
