@@ -363,7 +363,7 @@ class Connection:
     def _aim(self, memo: _Memo, op: str, args: tuple) -> None:
         """(judge) What this request of the tests does, and to which of the model's objects (UnderTest)."""
         target = args[1] if op == "op" and len(args) > 1 else args[0] if args else None
-        if type(target) is ModuleProxy and op == "getattr":
+        if type(target) is ModuleProxy and op == "getattr" and target._rpc_imported():
             memo.op = "module"
         elif type(target) in _REMOTE_TYPES and target._rpc_conn is self:
             memo.op = args[0] if op == "op" else args[1] if op == "method" else op
@@ -886,6 +886,9 @@ class Connection:
             desc["f"] = True  # inspect.isfunction(proxy) holds, as for the function itself
         elif self.guarded and issubclass(t, type):
             desc["f"] = "class"  # isinstance(proxy, type) holds in the worker, as for a test's class itself
+        name = type.__dict__["__name__"].__get__(t)
+        if not self.guarded and name.isidentifier() and len(name) <= 100:
+            desc["cn"] = name  # `type(cache).__name__` in a test: its class's name, as plain
         fields = _dataclass_fields(t) if self.guarded else None
         if fields is not None:
             desc["dc"] = fields  # dataclasses.is_dataclass(test_row) and fields() in the model's code
@@ -1028,9 +1031,11 @@ class Connection:
                 _check(type(fields) is list and (not fields or not self.guarded) and len(set(fields)) == len(fields)
                        and all(type(n) is str and n.isidentifier() and not keyword.iskeyword(n) for n in fields),
                        "dataclass fields")
+                name = desc.get("cn", "Remote")
+                _check(type(name) is str and name.isidentifier() and len(name) <= 100, "class name")
                 proxy = _remote_class(_PLAIN_SPECIALS if special is None else frozenset(special),
                                       function=desc.get("f") or False, nones=frozenset(nones),
-                                      abcs=frozenset(abcs), fields=tuple(fields)).of(self, handle)
+                                      abcs=frozenset(abcs), fields=tuple(fields), name=name).of(self, handle)
             self._proxies[handle] = proxy
         return proxy
 
@@ -1793,7 +1798,7 @@ class _Special:
         return _ask(self, "op", "pow", other, self)
 
     def __enter__(self):
-        return _ask(self, "method", self, "__enter__", (), {})  # (one request: UnderTest keeps `with X() as x`)
+        return self.__getattr__("__enter__")()
 
     def __exit__(self, exc_type, exc, tb):
         guarded = object.__getattribute__(self, "_rpc_conn").guarded
@@ -1879,14 +1884,15 @@ def _abcs_of(obj) -> list:
 
 
 def _remote_class(special, function: bool | str = False, nones: frozenset = frozenset(),
-                  abcs: frozenset = frozenset(), fields: tuple = ()) -> type:
+                  abcs: frozenset = frozenset(), fields: tuple = (), name: str = "Remote") -> type:
     """The proxy class with exactly these special methods (one class per set, cached). A proxy of
     a plain function says so through __class__, so isinstance(proxy, types.FunctionType) and
     inspect.isfunction hold (suites list a module's functions with inspect.getmembers); its type
     stays the proxy's. A proxy of a test's dataclass instance (in the worker) is of a dataclass
     with its fields' names, so dataclasses.is_dataclass, fields() and asdict() work on it (each
-    field's value is read from the test's object, as any attribute)."""
-    key = (frozenset(special), function, nones, abcs, fields)
+    field's value is read from the test's object, as any attribute). The class is named as the
+    real object's class (`type(cache).__name__`, `repr` that starts with it)."""
+    key = (frozenset(special), function, nones, abcs, fields, name)
     cls = _remote_classes.get(key)
     if cls is None:
         namespace = {n: _OPTIONAL[n] for n in key[0]}
@@ -1899,7 +1905,7 @@ def _remote_class(special, function: bool | str = False, nones: frozenset = froz
             namespace["__class__"] = property(lambda self: type)
         elif function:
             namespace["__class__"] = property(lambda self: types.FunctionType)
-        cls = _remote_classes[key] = type("Remote", (Remote,), namespace)
+        cls = _remote_classes[key] = type(name, (Remote,), namespace)
         _REMOTE_TYPES.add(cls)
         for name in abcs:
             _REGISTERED_ABCS[name].register(cls)
@@ -2196,12 +2202,20 @@ class ModuleProxy(types.ModuleType):
         if name == "__all__":  # `from module import *`: the test's namespace stays the test's
             return _star_names(self, sys._getframe(1))
         value = _ask(self, "getattr", self, name)
-        if type(value) in _REMOTE_TYPES and value._rpc_conn is self._rpc_conn:
-            self._rpc_conn.under_test.read_from_module(value._rpc_handle, name)  # `Cache` or `mean`
-            if value._rpc_origin is None:  # `from module import name`
+        remote = type(value) in _REMOTE_TYPES
+        if (remote or type(value) is ModuleProxy) and value._rpc_conn is self._rpc_conn:
+            if self._rpc_imported():
+                self._rpc_conn.under_test.read_from_module(value._rpc_handle, name)  # `Cache`, `mean`, a submodule
+            if remote and value._rpc_origin is None:  # `from module import name`
                 object.__setattr__(value, "_rpc_origin", (self.__name__, name))
                 self._rpc_conn.origins.append(weakref.ref(value))
         return value
+
+    def _rpc_imported(self) -> bool:
+        """A module the tests imported or reached as such a module's attribute (`semver.version`),
+        not one the model's code returned (UnderTest)."""
+        return sys.modules.get(types.ModuleType.__getattribute__(self, "__name__")) is self or \
+            self._rpc_conn.under_test.is_module(self._rpc_handle)
 
     def __setattr__(self, name, value):
         if _is_dunder(name) or name.startswith("_rpc"):

@@ -657,42 +657,47 @@ def _defined_here(conn, obj) -> bool:
 
 class UnderTest:
     """(judge) The objects under test: what a test built itself by calling a class of the model's
-    code, a name it read from the model's module spelt as a class (`Cache(2)`, `self.Cache(...)`
-    after `Cache = cachetools.LRUCache`), or a copy it made of one with `copy.copy`/`deepcopy`
-    (where the class has `__copy__`/`__deepcopy__`). Their operators (`1 in cache`, `v < "1.0.0"`,
-    `v == "1.0.0"`) are calls the test makes, answered by the model's code as in a plain run.
-    What the model's code *returns* is a result and never answers an operator with a test's value
-    (`mean(xs) - 2.5`), also when it is an object under test: handed back by anything (its own
-    method `Solution().solve() == [0, 1]` returning self, a property, a list holding it, a
-    callback's argument), it is one no more; only `with Cache() as c` keeps it (`__enter__`).
+    code, a name it read from a module of the model's that it imported, spelt as a class
+    (`Cache(2)`, `Cache[int](2)`, `self.Cache(...)` after `Cache = cachetools.LRUCache`), or a copy
+    it made of one with `copy.copy`/`deepcopy` (where the class has `__copy__`/`__deepcopy__`).
+    Their operators (`1 in cache`, `v < "1.0.0"`, `v == "1.0.0"`) are calls the test makes,
+    answered by the model's code as in a plain run. What the model's code *returns* is a result
+    and never answers an operator with a test's value (`mean(xs) - 2.5`), also when it is an object
+    under test: handed back by anything (its own method or `__enter__` returning self,
+    `Solution().solve() == [0, 1]`; a property; a list holding it; a module's attribute; a
+    function's result; a callback's argument), it is one no more (red team rounds 46, 47).
 
-    Kept by handle (one proxy per handle). A class is a handle that came only as a module's
-    attribute, read only under class names: read in lower case (`mean = Stats`) or handed over any
-    other way (`Stats.mean = Stats`, then `s.mean`), it builds nothing (red team round 46)."""
+    Kept by handle (one proxy per handle). A class is a handle that came only as a class-named
+    attribute of an imported module (or as itself in `Cache[int]`): read in lower case (`mean =
+    Stats`) or handed over any other way (`Stats.mean = Stats`, then `s.mean`), it builds nothing."""
 
     def __init__(self):
-        self._class_names: dict[int, bool] = {}  # a handle -> came only as a module's class-named attribute
+        self._from_modules: dict[int, bool] = {}  # a handle -> came only as an imported module's attribute
+        self._lower_case: set[int] = set()  # handles read from a module under a lower-case name
         self._built: set[int] = set()
 
     def read_from_module(self, handle: int, name: str) -> None:
-        self._class_names[handle] = self._class_names.get(handle, True) and name[:1].isupper()
+        self._from_modules.setdefault(handle, True)
+        if not name[:1].isupper():
+            self._lower_case.add(handle)
+
+    def is_module(self, handle: int) -> bool:
+        """`semver.version` read from an imported `semver`: a submodule, and a module the tests reached."""
+        return self._from_modules.get(handle, False)
 
     def is_built(self, handle: int) -> bool:
         return handle in self._built
 
     def arrived(self, handle: int, op, target) -> None:
         """A handle in an answer to the test's request `op` on `target`, or (op None) anything else
-        that decodes the model's message: but a module's attribute and `__enter__`'s self, it is
-        a result from now on."""
-        if op == "module":
-            return
-        self._class_names[handle] = False
-        if handle in self._built and not (op == "__enter__" and handle == target):
-            self._built.discard(handle)
+        that decodes the model's message: a result from now on."""
+        if op != "module" and not (op == "getitem" and handle == target):
+            self._from_modules[handle] = False
+        self._built.discard(handle)
 
     def answered(self, op: str, target: int, result: int, fresh: bool) -> None:
         """After the test's request `op` on `target` came back with `result`, a handle first seen
         in that answer (`fresh`) or not."""
-        if fresh and (op == "call" and self._class_names.get(target, False)
+        if fresh and (op == "call" and self._from_modules.get(target, False) and target not in self._lower_case
                       or op in ("copy", "deepcopy") and target in self._built):
             self._built.add(result)

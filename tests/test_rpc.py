@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -115,7 +116,11 @@ def test_operators_with_a_test_value_are_refused_and_between_model_objects_forwa
                          "    def __eq__(s, o):\n        return s.v == getattr(o, 'v', o)\n"
                          "    __hash__ = object.__hash__\n"
                          "def three():\n    return N(3)\n")
-    result, a, b = module.three(), module.N(3), module.N(1)
+    imported, sys.modules[module.__name__] = sys.modules[module.__name__], module  # as the import hook leaves it
+    try:
+        result, a, b = module.three(), module.N(3), module.N(1)
+    finally:
+        sys.modules[module.__name__] = imported
     with pytest.raises(rpc.Refused, match="through an operator"):
         result - 2.5  # what the model's code returned
     with pytest.raises(rpc.Refused, match="through an operator"):
@@ -135,6 +140,8 @@ def test_a_proxy_has_the_special_methods_of_its_type_only(pair):
     with pytest.raises(TypeError):
         len(plain)
     assert callable(module.Bag)
+    # named as its real class (`repr(cache).startswith(type(cache).__name__)` in cachetools' suite)
+    assert type(bag).__name__ == "Bag" and plain.__class__.__name__ == "Plain" and isinstance(bag, rpc.Remote)
 
 
 THREADED_MODEL = """
