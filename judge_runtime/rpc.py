@@ -366,7 +366,8 @@ class Connection:
         if type(target) is ModuleProxy and op == "getattr" and target._rpc_imported():
             memo.op = "module"
         elif type(target) in _REMOTE_TYPES and target._rpc_conn is self:
-            memo.op = args[0] if op == "op" else args[1] if op == "method" else op
+            memo.op = args[0] if op == "op" else args[1] if op == "method" else \
+                "bases" if op == "getattr" and args[1] in ("__bases__", "__base__", "__mro__") else op
             memo.target, memo.fresh = target._rpc_handle, set()
 
     def _reply_in_turn(self, qid: int) -> dict:

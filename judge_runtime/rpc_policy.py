@@ -690,8 +690,10 @@ class UnderTest:
 
     def arrived(self, handle: int, op, target) -> None:
         """A handle in an answer to the test's request `op` on `target`, or (op None) anything else
-        that decodes the model's message: a result from now on."""
-        if op != "module" and not (op == "getitem" and handle == target):
+        that decodes the model's message: a result from now on. A class stays one as a module's
+        attribute, as itself in `Cache[int]`, and as a base in a class's `__bases__` or `__mro__`
+        (pytest's `issubclass(obj, TestCase)` on each class a test module imports reads them)."""
+        if op not in ("module", "bases") and not (op == "getitem" and handle == target):
             self._from_modules[handle] = False
         self._built.discard(handle)
 
