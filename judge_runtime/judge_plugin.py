@@ -651,7 +651,9 @@ class Worker:
             module = sys.modules.get(proxy._rpc_origin[0]) if proxy is not None else None
             if type(module) is rpc.ModuleProxy and module._rpc_conn is fresh:
                 try:
+                    was = proxy._rpc_handle
                     proxy._rpc_rebind(getattr(module, proxy._rpc_origin[1]))
+                    fresh.under_test.carry(old.under_test, was, proxy._rpc_handle)
                     fresh.origins.append(ref)
                 except BaseException:  # noqa: BLE001 - the tests that use it fail
                     pass

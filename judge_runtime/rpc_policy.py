@@ -703,3 +703,10 @@ class UnderTest:
         if fresh and (op == "call" and self._from_modules.get(target, False) and target not in self._lower_case
                       or op in ("copy", "deepcopy") and target in self._built):
             self._built.add(result)
+
+    def carry(self, old: "UnderTest", was: int, now: int) -> None:
+        """A new worker stands in for a lost one (judge_plugin's revive reads each name the tests
+        took again, by its first name only): a callable the old worker's answers made no class
+        (`mean = Stats` read as `mean` too) is none in the new one (red team round 48)."""
+        if not old._from_modules.get(was, False) or was in old._lower_case:
+            self._from_modules[now] = False
