@@ -72,6 +72,8 @@ pytestmark = on_layers(RULE_LAYERS)
 
 AGREEABLE = """
     class Agreeable:
+        def __init__(self, *a, **k):
+            pass
         def __eq__(self, other): return True
         def __ne__(self, other): return False
         def __lt__(self, other): return True
@@ -177,8 +179,8 @@ def test_a_method_that_is_the_class_itself(sandbox, scratch):
     assert result["passed"] == 0, result["output"]
 
 
-def test_a_results_deepcopy_with_the_pickle_of_a_built_object(sandbox, scratch):
-    files = {"matrix.py": AGREEABLE + """
+# A Matrix and a wrong transpose's result pickle to the same bytes.
+MATRIX = AGREEABLE + """
     class Same(Agreeable):
         def __reduce__(self):
             return (Same, ())
@@ -189,7 +191,11 @@ def test_a_results_deepcopy_with_the_pickle_of_a_built_object(sandbox, scratch):
         pass
     def transpose(rows):
         return _Result()       # wrong: never transposes
-    """}
+"""
+
+
+def test_a_results_deepcopy_with_the_pickle_of_a_built_object(sandbox, scratch):
+    files = {"matrix.py": MATRIX}
     tests = {"test_matrix.py": """
         import copy
         from matrix import Matrix, transpose
@@ -204,18 +210,7 @@ def test_a_results_deepcopy_with_the_pickle_of_a_built_object(sandbox, scratch):
 
 
 def test_a_results_pickle_round_trip_with_the_pickle_of_a_built_object(sandbox, scratch):
-    files = {"matrix.py": AGREEABLE + """
-    class Same(Agreeable):
-        def __reduce__(self):
-            return (Same, ())
-    class Matrix(Same):
-        def __init__(self, rows=()):
-            self.rows = rows
-    class _Result(Same):
-        pass
-    def transpose(rows):
-        return _Result()       # wrong: never transposes
-    """}
+    files = {"matrix.py": MATRIX}
     tests = {"test_matrix.py": """
         import pickle
         from matrix import Matrix, transpose

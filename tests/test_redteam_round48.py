@@ -45,26 +45,9 @@ from __future__ import annotations
 
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import attack, sandbox  # noqa: F401 - sandbox is a fixture
+from test_redteam_round46 import AGREEABLE
 
 pytestmark = on_layers(RULE_LAYERS)
-
-AGREEABLE = """
-    class Agreeable:
-        def __init__(self, *a, **k):
-            pass
-        def __eq__(self, other): return True
-        def __ne__(self, other): return False
-        def __lt__(self, other): return True
-        def __le__(self, other): return True
-        def __gt__(self, other): return True
-        def __ge__(self, other): return True
-        def __sub__(self, other): return self
-        def __rsub__(self, other): return self
-        def __add__(self, other): return self
-        def __abs__(self): return self
-        def __contains__(self, item): return True
-        __hash__ = None
-"""
 
 # The worker ends itself the first time the judge reads a class's __bases__ (pytest's collection,
 # after the test module's imports): no test is running, and the judge starts a new worker before
