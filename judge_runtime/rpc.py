@@ -323,7 +323,7 @@ class Connection:
             raise TypeError("a value too deeply nested to send to the other process") from None
         finally:
             FOR_THE_MODEL.handing = False
-        sent = len(memo.objs)
+        sent = memo.sent = len(memo.objs)
         qid = next(self._ids)
         question = {"q": qid, "op": op, "a": encoded}
         if self._serving:  # part of answering the worker's question: the thread that asked it answers this
@@ -369,6 +369,16 @@ class Connection:
             memo.op = args[0] if op == "op" else args[1] if op == "method" else \
                 "bases" if op == "getattr" and args[1] in ("__bases__", "__base__", "__mro__") else op
             memo.target, memo.fresh = target._rpc_handle, set()
+
+    def _arrival(self, handle: int, memo: _Memo) -> None:
+        """(judge) A handle of the model's in its message (UnderTest): new to the judge, once in
+        this answer (`fresh`; a second time, in a write-back, it is shared: `data[:] = [self]`)."""
+        if memo.target is not None:
+            if handle not in self._proxies and handle not in self.wrappers and handle not in self._kept:
+                memo.fresh.add(handle)
+            else:
+                memo.fresh.discard(handle)
+        self.under_test.arrived(handle, memo.op, memo.target)
 
     def _reply_in_turn(self, qid: int) -> dict:
         """(judge) Read until our reply comes, answering the worker's questions meanwhile. A
@@ -452,6 +462,9 @@ class Connection:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
             raise self._fail(ProtocolError(f"undecodable reply ({type(e).__name__}: {e})")) from None
+        if memo.echoed:  # `return args`: the test's own container back, with the objects under test in it
+            for handle in memo.handed:
+                self.under_test.arrived(handle, None, None)
         if memo.opaque_found:
             refusal = _policy.Refused(_policy.OPAQUE_HANDED_OVER)
             _policy._keep_failure(refusal)
@@ -768,6 +781,8 @@ class Connection:
             return {"$": "m", "i": index}
         if t in _REMOTE_TYPES or t is ModuleProxy:
             if obj._rpc_conn is self:
+                if self.guarded and self.under_test.is_built(obj._rpc_handle):
+                    memo.handed.append(obj._rpc_handle)
                 return {"$": "yours", "h": obj._rpc_handle}
             raise TypeError("a proxy of another connection cannot be sent")
         if (t in _LIVE_TYPES or t in _KEPT_TYPES) and getattr(obj, "_rpc_remote", None) is not None \
@@ -1082,7 +1097,7 @@ class Connection:
             exc = base.__new__(cls)
             exc.args = args
         if self.guarded:
-            self.under_test.arrived(handle, memo.op, memo.target)
+            self._arrival(handle, memo)
         exc.__dict__["_rpc_remote"] = self._proxy(handle, {"k": "obj"})  # sent back, it is the original
         attrs = data.get("d", [])
         _check(type(attrs) is list, "exception attributes")
@@ -1175,7 +1190,7 @@ def _dec_mutable(kind):
         obj = _LIVE[kind]() if live else base()
         if live:
             _check(type(handle) is int and handle > 0, "handle")
-            conn.under_test.arrived(handle, memo.op, memo.target)
+            conn._arrival(handle, memo)
             obj._rpc_remote = conn._proxy(handle, {"k": "obj"})
         memo.add(obj, obj, not live)
         items = data.get("v")
@@ -1267,7 +1282,7 @@ _KEPT_TYPES = frozenset(_KEPT.values())
 def _dec_kept(conn, data, memo):
     value, handle = conn._dec(data.get("v"), memo), data.get("h")
     _check(conn.guarded and type(value) in _KEPT and type(handle) is int and handle > 0, "a kept value")
-    conn.under_test.arrived(handle, memo.op, memo.target)
+    conn._arrival(handle, memo)
     kept = conn._kept.get(handle)
     if kept is None or type(kept) is not _KEPT[type(value)] or kept != value:  # (one per object: `is` holds)
         kept = conn._kept[handle] = _KEPT[type(value)](value)
@@ -1278,9 +1293,7 @@ def _dec_kept(conn, data, memo):
 def _dec_ref(conn, data, memo):
     handle = data.get("h")
     if conn.guarded and type(handle) is int:
-        if memo.target is not None and handle not in conn._proxies and handle not in conn.wrappers:
-            memo.fresh.add(handle)
-        conn.under_test.arrived(handle, memo.op, memo.target)
+        conn._arrival(handle, memo)
     return conn._proxy(handle, data)
 
 

@@ -124,6 +124,10 @@ class _Memo:
         # (judge) what a test's request does, the model's object it acts on, and the handles first
         # seen in the answer (rpc_policy.UnderTest)
         self.op, self.target, self.fresh = None, None, ()
+        # (judge) objects under test this request hands over, how many containers it sent, and
+        # whether the answer hands one of those containers back (holding them: `return args`)
+        self.handed: list = []
+        self.sent, self.echoed = 0, False
 
     def add(self, key, obj, writable: bool) -> int:
         index = len(self.objs)
@@ -259,6 +263,8 @@ def _dec_memo(conn, data, memo):
     _check(type(index) is int and 0 <= index < len(memo.objs), "back-reference")
     obj = memo.objs[index]
     _check(obj is not _PENDING, "a cycle through an immutable container")
+    if index < memo.sent:
+        memo.echoed = True
     return obj
 
 
