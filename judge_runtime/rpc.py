@@ -443,6 +443,7 @@ class Connection:
         try:
             failed = "e" in msg
             memo.opaque_refused = self.guarded and _policy.acting_for_the_model()
+            memo.answering = True
             value = self._dec(msg["e"] if failed else msg["v"], memo)
             updates = []
             back = msg.get("b", [])
@@ -1305,6 +1306,8 @@ def _dec_yours(conn, data, memo):
         _policy.HANDED_BACK.add(obj)
     if memo.opaque_refused and _policy.only_through_self(obj):
         memo.opaque_found = True
+    if memo.answering and conn.guarded:
+        conn.under_test.handed_back(obj)
     flags = data.get("x")
     if flags is not None and isinstance(obj, BaseException):  # `raise error from cause` on the other side
         _check(type(flags) is list and len(flags) == 2 and type(flags[0]) is bool, "exception flags")

@@ -675,6 +675,7 @@ class UnderTest:
         self._from_modules: dict[int, bool] = {}  # a handle -> came only as an imported module's attribute
         self._lower_case: set[int] = set()  # handles read from a module under a lower-case name
         self._built: set[int] = set()
+        self._closed = False
 
     def read_from_module(self, handle: int, name: str) -> None:
         self._from_modules.setdefault(handle, True)
@@ -700,7 +701,7 @@ class UnderTest:
     def answered(self, op: str, target: int, result: int, fresh: bool) -> None:
         """After the test's request `op` on `target` came back with `result`, a handle first seen
         in that answer (`fresh`) or not."""
-        if fresh and (op == "call" and self._from_modules.get(target, False) and target not in self._lower_case
+        if fresh and not self._closed and (op == "call" and self._from_modules.get(target, False) and target not in self._lower_case
                       or op in ("copy", "deepcopy") and target in self._built):
             self._built.add(result)
 
@@ -710,3 +711,16 @@ class UnderTest:
         (`mean = Stats` read as `mean` too) is none in the new one (red team round 48)."""
         if not old._from_modules.get(was, False) or was in old._lower_case:
             self._from_modules[now] = False
+
+    def handed_back(self, obj) -> None:
+        """An answer of the model's code hands back one of the tests' own objects that can hold
+        others (an iterator, a namespace, an instance of a test's class): objects under test in it,
+        or made from it later (`list(newest_first(map(Version, texts)))`), would answer for what
+        the model's code returned, and the judge cannot look inside it. No object under test answers
+        an operator from then on, in this judged run (red team round 50)."""
+        if type(obj) is not object and not isinstance(obj, _HOLDS_NOTHING):
+            self._built.clear()
+            self._closed = True
+
+
+_HOLDS_NOTHING = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)

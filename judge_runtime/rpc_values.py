@@ -127,7 +127,7 @@ class _Memo:
         # (judge) objects under test this request hands over, how many containers it sent, and
         # whether the answer hands one of those containers back (holding them: `return args`)
         self.handed: list = []
-        self.sent, self.echoed = 0, False
+        self.sent, self.echoed, self.answering = 0, False, False
 
     def add(self, key, obj, writable: bool) -> int:
         index = len(self.objs)
