@@ -22,6 +22,7 @@ asks the policy, but shares the bookkeeping of the calls it is in: FOR_THE_MODEL
 from __future__ import annotations
 
 import builtins
+import collections.abc
 import functools
 import os
 import sys
@@ -713,14 +714,67 @@ class UnderTest:
             self._from_modules[now] = False
 
     def handed_back(self, obj) -> None:
-        """An answer of the model's code hands back one of the tests' own objects that can hold
-        others (an iterator, a namespace, an instance of a test's class): objects under test in it,
-        or made from it later (`list(newest_first(map(Version, texts)))`), would answer for what
-        the model's code returned, and the judge cannot look inside it. No object under test answers
-        an operator from then on, in this judged run (red team round 50)."""
-        if type(obj) is not object and not isinstance(obj, _HOLDS_NOTHING):
+        """An answer of the model's code hands back one of the tests' own objects: objects under
+        test in it would answer for what the model's code returned (`bumped(project).version ==
+        "1.0.1"`, the model returning the test's `project` as it was). The judge looks through it
+        (its own objects: `__dict__`, slots, containers; no code runs) and makes those results;
+        what it cannot look through (an iterator or generator of the tests' that may make objects
+        under test later, `list(newest_first(map(Version, texts)))`; more than a few thousand
+        objects) ends the objects under test for the rest of the judged run (red team round 50)."""
+        if not self._built or type(obj) is object or isinstance(obj, _HOLDS_NOTHING):
+            if not isinstance(obj, _ITERATORS):
+                return
+        found = _handles_inside(obj, self._built)
+        if found is None:
             self._built.clear()
             self._closed = True
+        else:
+            self._built.difference_update(found)
 
 
 _HOLDS_NOTHING = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
+_ITERATORS = (collections.abc.Iterator,)
+_LOOK_THROUGH = 5000
+
+
+def _handles_inside(root, built: set):
+    """The handles of objects under test reachable from a test's object through plain containers,
+    instance dicts and slots; None when it cannot tell (an iterator, too many objects)."""
+    found, seen, todo = set(), set(), [root]
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if len(seen) > _LOOK_THROUGH or isinstance(obj, _ITERATORS):
+            return None
+        if type(obj) in REMOTE_TYPES:
+            handle = object.__getattribute__(obj, "_rpc_handle")
+            if handle in built:
+                found.add(handle)
+            continue
+        if type(obj) in (list, tuple, set, frozenset):
+            todo.extend(obj)
+        elif type(obj) is dict:
+            todo.extend(obj.keys())
+            todo.extend(obj.values())
+        elif not isinstance(obj, (str, bytes, int, float, complex, bool, type(None)) + _HOLDS_NOTHING):
+            try:
+                state = object.__getattribute__(obj, "__dict__")
+            except AttributeError:
+                state = None
+            if type(state) is dict:
+                todo.extend(state.values())
+            elif state is not None:
+                return None
+            for cls in type(obj).__mro__:
+                for name in cls.__dict__.get("__slots__", ()) if type(cls.__dict__.get("__slots__", ())) in (tuple, list) else ():
+                    descriptor = cls.__dict__.get(name)
+                    if type(descriptor) is types.MemberDescriptorType:
+                        try:
+                            todo.append(descriptor.__get__(obj, type(obj)))
+                        except AttributeError:
+                            pass
+            if isinstance(obj, (list, tuple, set, frozenset, dict)):  # a test's subclass of a container
+                return None
+    return found

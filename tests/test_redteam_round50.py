@@ -26,11 +26,11 @@ What worked (failing tests below):
    it holds; a "yours" answer to a call that handed the same object (or a by-reference iterator at
    all) is the echo round 49 closed for lists.
 
-Closed (same session): an answer that hands back one of the tests' own objects that can hold
-others (anything but a function, a class, a module or a bare `object()`) ends the objects under
-test for the rest of the judged run (UnderTest.handed_back): none answers an operator with a
-test's value from then on, those built later from it included (a `map(Version, ...)` consumed
-after the answer).
+Closed (same session): an answer that hands back one of the tests' own objects is looked through
+by the judge (its own objects: containers, instance dicts, slots; UnderTest.handed_back) and the
+objects under test in it become results; one it cannot look through (a test's iterator or
+generator, which may build objects under test later, as `map(Version, ...)` consumed after the
+answer) ends the objects under test for the rest of the judged run.
 
 Held (guards in test_held_directions, or reasoned from the code):
 - A LATER call writing a built object into the test's list (`h.push_all(data)` doing
