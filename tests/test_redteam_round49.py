@@ -60,24 +60,9 @@ from __future__ import annotations
 
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import attack, refused, sandbox  # noqa: F401 - sandbox is a fixture
+from test_redteam_round46 import AGREEABLE
 
 pytestmark = on_layers(RULE_LAYERS)
-
-AGREEABLE = """
-    class Agreeable:
-        def __eq__(self, other): return True
-        def __ne__(self, other): return False
-        def __lt__(self, other): return True
-        def __le__(self, other): return True
-        def __gt__(self, other): return True
-        def __ge__(self, other): return True
-        def __sub__(self, other): return self
-        def __rsub__(self, other): return self
-        def __abs__(self): return self
-        def __contains__(self, item): return True
-        __hash__ = None
-"""
-
 
 def test_a_function_returning_the_tests_own_list(sandbox, scratch):
     files = {"people.py": AGREEABLE + """
