@@ -92,6 +92,7 @@ def test_a_batch_on_two_nodes_ends_as_the_local_batch_does(clone, cluster):
     assert runs_left(clone / "runs" / "ray") == []
 
 
+@pytest.mark.alone  # under the full suite's load its SIGINT races the run (twice "error", passes alone)
 def test_ctrl_c_stops_the_runs_on_the_nodes_and_resume_runs_only_what_is_not_done(clone, cluster):
     write_tasks(clone, {"alpha": 1, "beta": 2})
     beta = solve("beta", 2)
