@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -117,7 +118,12 @@ def run_one(argv: list[str], cwd: str, log: Optional[str], packed: Optional[byte
 
 
 def remote_run(argv: list[str], cwd: str, log: Optional[str], packed: Optional[bytes]) -> dict:
+    """Ray's soft cancel is Python's simulated SIGINT, which does nothing where SIGINT is ignored:
+    a node started as a background job of a script (`ray start ... &`) ignores it, and its workers
+    inherit that. So the task takes SIGINT back before the run starts."""
     import ray
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     return run_one(argv, cwd, log, packed, ray.get_runtime_context().get_node_id())
 
 

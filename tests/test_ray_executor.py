@@ -29,8 +29,12 @@ pytestmark = [pytest.mark.ray, pytest.mark.xdist_group("ray")]
 def cluster():
     """One cluster for the module (starting one takes seconds): the head schedules nothing, so a
     worker node can be removed while the cluster lives on."""
-    made = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
-    workers = [made.add_node(num_cpus=1, resources={"sandbox": 1}) for _ in range(2)]
+    ignored = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as `ray start ... &` from a script: nodes ignore SIGINT
+    try:
+        made = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+        workers = [made.add_node(num_cpus=1, resources={"sandbox": 1}) for _ in range(2)]
+    finally:
+        signal.signal(signal.SIGINT, ignored)
     made.wait_for_nodes()
     yield made, workers
     made.shutdown()
@@ -92,7 +96,6 @@ def test_a_batch_on_two_nodes_ends_as_the_local_batch_does(clone, cluster):
     assert runs_left(clone / "runs" / "ray") == []
 
 
-@pytest.mark.alone  # under the full suite's load its SIGINT races the run (twice "error", passes alone)
 def test_ctrl_c_stops_the_runs_on_the_nodes_and_resume_runs_only_what_is_not_done(clone, cluster):
     write_tasks(clone, {"alpha": 1, "beta": 2})
     beta = solve("beta", 2)
