@@ -351,8 +351,9 @@ class Connection:
                 self._pending.remove(qid)
         try:
             value = self._finish(msg, memo, sent, qid)
-            if memo.target is not None and type(value) in _REMOTE_TYPES and value._rpc_conn is self:
-                self.under_test.answered(memo.op, memo.target, value._rpc_handle, value._rpc_handle in memo.fresh)
+            made = object.__getattribute__(value, "_rpc_obj") if ModelSubclass in type(value).__mro__ else value
+            if memo.target is not None and type(made) in _REMOTE_TYPES and made._rpc_conn is self:
+                self.under_test.answered(memo.op, memo.target, made._rpc_handle, made._rpc_handle in memo.fresh)
             return value
         except (StopIteration, StopAsyncIteration) as stop:
             if not self.guarded or _policy._iteration_step(op, args):

@@ -701,10 +701,16 @@ class UnderTest:
 
     def answered(self, op: str, target: int, result: int, fresh: bool) -> None:
         """After the test's request `op` on `target` came back with `result`, a handle first seen
-        in that answer (`fresh`) or not."""
-        if fresh and not self._closed and (op == "call" and self._from_modules.get(target, False) and target not in self._lower_case
-                      or op in ("copy", "deepcopy") and target in self._built):
+        in that answer (`fresh`) or not. A test's own class statement subclassing a class
+        (`class DefaultCache(self.Cache)`: the worker's subclass, op "subclass") is a class too,
+        and its instances (op "new") objects under test."""
+        if not fresh or self._closed:
+            return
+        a_class = self._from_modules.get(target, False) and target not in self._lower_case
+        if op in ("call", "new") and a_class or op in ("copy", "deepcopy") and target in self._built:
             self._built.add(result)
+        elif op == "subclass" and a_class:
+            self._from_modules[result] = True
 
     def carry(self, old: "UnderTest", was: int, now: int) -> None:
         """A new worker stands in for a lost one (judge_plugin's revive reads each name the tests

@@ -277,6 +277,13 @@ def test_an_object_the_test_built_answers_its_operators(sandbox, scratch):
             assert 2 in typed
             twin, deep = copy.copy(cache), copy.deepcopy(cache)
             assert 1 in twin and 1 in deep and 2 not in deep
+        def test_the_tests_own_subclass():
+            class Sized(lib.Cache):
+                def size(self):
+                    return len(self)
+            cache = Sized(2)
+            cache[1] = "one"
+            assert 1 in cache and 2 not in cache and cache.size() == 1
         from lib import Release  # (collecting this module, pytest reads its __bases__: versions.core.Version)
         def test_version():
             import versions
@@ -291,8 +298,15 @@ def test_an_object_the_test_built_answers_its_operators(sandbox, scratch):
                 cache["k"] = 1
                 self.assertIn("k", cache)
                 self.assertNotIn("j", cache)
+            def test_subclass(self):
+                class Default(self.Cache):
+                    def __missing__(self, key):
+                        return key
+                cache = Default(maxsize=1)
+                cache["k"] = 1
+                self.assertIn("k", cache)
     """}
-    honest(sandbox, scratch, files, tests, passed=3)
+    honest(sandbox, scratch, files, tests, passed=5)
 
 
 @on_layers(RULE_LAYERS)
@@ -300,7 +314,8 @@ def test_only_an_object_the_test_built_answers_its_operators(sandbox, scratch):
     """What the model's code returns never answers an operator with a test's value, however it
     passes itself off as an object the test built: a class called like a function (`mean`), a
     class named twice (`mean = Stats`), an object the test built handed back by a function or
-    made again by a class, a method's result, an attribute that leads to a function."""
+    made again by a class, a method's result, an attribute that leads to a function, a test's
+    subclass of a class it read in lower case."""
     files = {"stats.py": """
         class Agreeable:
             last = None
@@ -355,8 +370,12 @@ def test_only_an_object_the_test_built_answers_its_operators(sandbox, scratch):
             built = stats.Holder([1, 2])
             assert built.anything is stats.median
             assert stats.median([1, 2]) == 1.5
+        def test_a_subclass_of_a_class_read_in_lower_case():
+            class Mine(stats.variance):
+                pass
+            assert Mine([1, 2]) == 0.25
     """}
-    result = attack(sandbox, scratch, files, tests, failed=6)
+    result = attack(sandbox, scratch, files, tests, failed=7)
     assert result["passed"] == 0, result["output"]
 
 
