@@ -638,6 +638,7 @@ class Worker:
             fresh = self.connection()
         except rpc.RpcError:
             return
+        fresh.under_test.ended = old.under_test.ended  # ended for the run, whichever worker answers
         for name, module in list(sys.modules.items()):
             if type(module) is rpc.ModuleProxy and module._rpc_conn is old:
                 try:
@@ -1902,6 +1903,7 @@ def pytest_runtest_protocol(item, nextitem):
     """One test's time is bounded: a hang costs that test (again every second, should the test
     catch the first), and the worker it left mid-call is replaced for the next test. Without
     SIGALRM (Windows) the worker is ended at the time instead, which fails the call it hangs in."""
+    rpc._policy.CURRENT_TEST[0] = item.nodeid  # (said where the objects under test ended, UnderTest)
     if sys.platform == "win32" or not hasattr(signal, "setitimer"):
         timer = threading.Timer(SPEC["test_timeout"], WORKER.overtime)
         timer.daemon = True

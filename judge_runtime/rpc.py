@@ -527,10 +527,12 @@ class Connection:
         try:
             _check(type(qid) is int and type(op) is str and type(raw) is list, "request")
             args = []
-            for index, a in enumerate(raw):  # (judge) an object reached only as __self__: a call's target at most
-                memo.opaque_refused = self.guarded and not (op == "call" and index == 0)
+            given = _GIVEN.get(op, len(raw))  # (judge) what the model's code gives the tests' code: looked through as
+            for index, a in enumerate(raw):    # an answer is (UnderTest.handed_back); a call's target is not given
+                memo.opaque_refused = self.guarded and not (op == "call" and index == 0)  # (reached only as __self__)
+                memo.answering = self.guarded and index >= given
                 args.append(self._dec(a, memo))
-            memo.opaque_refused = False
+            memo.opaque_refused = memo.answering = False
         except RpcError as e:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
@@ -1475,7 +1477,8 @@ def _operand(proxy, other, op: str) -> None:
         raise Refused(f"the judge never hands a test's value to the model's code through an operator "
                         f"({_SYMBOLS.get(op, op)} between an object of the model's code and "
                         f"{type(other).__name__}): return builtin values (int, float, str, list ...) to compare; only an "
-                      f"object the test built itself (`Cache(2)`) answers its operators")
+                      f"object the test built itself (`Cache(2)`) answers its operators"
+                      + (f"; none does since {conn.under_test.ended}" if conn.under_test.ended else ""))
 
 
 class Remote:
@@ -1880,6 +1883,7 @@ _OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callab
 # a class body calls __set_name__, a class attribute with __get__ binds).
 _PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__set_name__", "__copy__", "__deepcopy__", "__hash__"}
 _REMOTE_TYPES = _policy.REMOTE_TYPES
+_GIVEN = {"call": 1, "method": 2, "setattr": 2}  # where a request's arguments for the other side's code start
 _remote_classes: dict = {}
 
 

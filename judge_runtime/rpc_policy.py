@@ -24,11 +24,14 @@ from __future__ import annotations
 import builtins
 import collections.abc
 import functools
+import gc
 import os
+import re
 import sys
 import threading
 import types
 import weakref
+from typing import Optional
 
 # Builtins the judge may hand to the model's code when a test passes them (e.g. key=len).
 _SAFE_BUILTINS = {"abs", "all", "any", "ascii", "bin", "callable", "chr", "divmod", "format", "hash", "hex",
@@ -656,6 +659,9 @@ def _defined_here(conn, obj) -> bool:
     return type(path) is str and os.path.abspath(path).startswith(conn._trusted)
 
 
+CURRENT_TEST = [""]  # (judge) the test item running now (judge_plugin)
+
+
 class UnderTest:
     """(judge) The objects under test: what a test built itself by calling a class of the model's
     code, a name it read from a module of the model's that it imported, spelt as a class
@@ -676,7 +682,7 @@ class UnderTest:
         self._from_modules: dict[int, bool] = {}  # a handle -> came only as an imported module's attribute
         self._lower_case: set[int] = set()  # handles read from a module under a lower-case name
         self._built: set[int] = set()
-        self._closed = False
+        self.ended = ""  # why the objects under test ended for the run (handed_back)
 
     def read_from_module(self, handle: int, name: str) -> None:
         self._from_modules.setdefault(handle, True)
@@ -704,7 +710,7 @@ class UnderTest:
         in that answer (`fresh`) or not. A test's own class statement subclassing a class
         (`class DefaultCache(self.Cache)`: the worker's subclass, op "subclass") is a class too,
         and its instances (op "new") objects under test."""
-        if not fresh or self._closed:
+        if not fresh or self.ended:
             return
         a_class = self._from_modules.get(target, False) and target not in self._lower_case
         if op in ("call", "new") and a_class or op in ("copy", "deepcopy") and target in self._built:
@@ -720,67 +726,185 @@ class UnderTest:
             self._from_modules[now] = False
 
     def handed_back(self, obj) -> None:
-        """An answer of the model's code hands back one of the tests' own objects: objects under
-        test in it would answer for what the model's code returned (`bumped(project).version ==
-        "1.0.1"`, the model returning the test's `project` as it was). The judge looks through it
-        (its own objects: `__dict__`, slots, containers; no code runs) and makes those results;
-        what it cannot look through (an iterator or generator of the tests' that may make objects
-        under test later, `list(newest_first(map(Version, texts)))`; more than a few thousand
-        objects) ends the objects under test for the rest of the judged run (red team round 50)."""
-        if not self._built or type(obj) is object or isinstance(obj, _HOLDS_NOTHING):
-            if not isinstance(obj, _ITERATORS):
-                return
+        """The model's code hands one of the tests' own objects back to the tests (an answer, or a
+        test's callback's argument): objects under test in it would answer for what the model's
+        code returned (`bumped(project).version == "1.0.1"`, the model returning the test's
+        `project` as it was). The judge looks through it (_handles_inside; no code runs) and makes
+        those results; one it cannot look through ends the objects under test for the rest of the
+        judged run: an iterator of the tests' that may build more later (`map(Version, texts)`),
+        an attribute that runs code when read (a property), a kind it does not know (rounds 50, 51)."""
+        if self.ended or not self._built and not isinstance(obj, _ITERATORS) and not self._classes_read():
+            return
         found = _handles_inside(obj, self._built)
-        if found is None:
+        if type(found) is str:
             self._built.clear()
-            self._closed = True
+            self.ended = f"the model's code handed back one of the tests' objects holding {found} (in {CURRENT_TEST[0]})"
         else:
             self._built.difference_update(found)
 
+    def _classes_read(self) -> bool:
+        return any(read and handle not in self._lower_case for handle, read in self._from_modules.items())
 
-_HOLDS_NOTHING = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, type, types.ModuleType)
+
 _ITERATORS = (collections.abc.Iterator,)
 _LOOK_THROUGH = 5000
+_ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None), range, slice, types.ModuleType, types.CodeType,
+                    type(Ellipsis), type(NotImplemented)})
+_SEQUENCES = {list: list.__iter__, tuple: tuple.__iter__, set: set.__iter__, frozenset: frozenset.__iter__,
+              collections.deque: collections.deque.__iter__}
+_MAPPINGS = (dict, collections.OrderedDict, collections.defaultdict)
+_C_DESCRIPTORS = frozenset({types.MemberDescriptorType, types.GetSetDescriptorType, types.WrapperDescriptorType,
+                            types.MethodDescriptorType, type(collections.namedtuple("_T", "a").a)})  # (slots, fields)
+_NO_CODE_ON_READ = (types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, *_C_DESCRIPTORS)
+_LIBRARIES = frozenset(sys.stdlib_module_names) | {"pytest", "_pytest", "pluggy", "model_code"}
+_HARNESS = ("_pytest", "pluggy", "_judge")  # their objects hold none of the tests' (`self._outcome` leads there)
+_HOLDS_NO_OBJECTS = frozenset({type(threading.Lock()), type(threading.RLock()), re.Pattern, re.Match})
+_VIEWS = frozenset({type({}.keys()), type({}.values()), type({}.items())})
 
 
-def _handles_inside(root, built: set):
-    """The handles of objects under test reachable from a test's object through plain containers,
-    instance dicts and slots; None when it cannot tell (an iterator, too many objects)."""
-    found, seen, todo = set(), set(), [root]
+def _handles_inside(root, built: set) -> "set | str":
+    """The handles of objects under test a test's object reaches without running code: builtin
+    containers, instance dicts and slots, its class's attributes, a function's cells, defaults
+    and the globals its code names, a bound method's, a partial's, a weak reference's and an
+    exception's parts. What it is, when it cannot tell: an object of a kind not known here (a C object
+    that can hold others), an iterator, an attribute that runs code when read (a property,
+    `__getattr__`: both may build objects later), more than a few thousand objects."""
+    found: set = set()
+    seen, todo = set(), [root]
     while todo:
         obj = todo.pop()
         if id(obj) in seen:
             continue
         seen.add(id(obj))
-        if len(seen) > _LOOK_THROUGH or isinstance(obj, _ITERATORS):
-            return None
+        if len(seen) > _LOOK_THROUGH:
+            return f"more than {_LOOK_THROUGH} objects"
         if type(obj) in REMOTE_TYPES:
             handle = object.__getattribute__(obj, "_rpc_handle")
             if handle in built:
                 found.add(handle)
             continue
-        if type(obj) in (list, tuple, set, frozenset):
-            todo.extend(obj)
-        elif type(obj) is dict:
-            todo.extend(obj.keys())
-            todo.extend(obj.values())
-        elif not isinstance(obj, (str, bytes, int, float, complex, bool, type(None)) + _HOLDS_NOTHING):
-            try:
-                state = object.__getattribute__(obj, "__dict__")
-            except AttributeError:
-                state = None
-            if type(state) is dict:
-                todo.extend(state.values())
-            elif state is not None:
-                return None
-            for cls in type(obj).__mro__:
-                for name in cls.__dict__.get("__slots__", ()) if type(cls.__dict__.get("__slots__", ())) in (tuple, list) else ():
-                    descriptor = cls.__dict__.get(name)
-                    if type(descriptor) is types.MemberDescriptorType:
-                        try:
-                            todo.append(descriptor.__get__(obj, type(obj)))
-                        except AttributeError:
-                            pass
-            if isinstance(obj, (list, tuple, set, frozenset, dict)):  # a test's subclass of a container
-                return None
+        parts = _parts(obj)
+        if parts is None:
+            return f"a {type(obj).__module__}.{type(obj).__qualname__} it cannot look through"
+        todo.extend(parts)
     return found
+
+
+def _parts(obj) -> Optional[list]:
+    """What `obj` holds (see _handles_inside), or None."""
+    kind = type(obj)
+    if kind in _ATOMS:
+        return []
+    if kind in _SEQUENCES:
+        return list(_SEQUENCES[kind](obj))
+    if kind in _MAPPINGS:
+        return [*dict.keys(obj), *dict.values(obj), getattr(obj, "default_factory", None)]
+    if kind is types.FunctionType:
+        return _function_parts(obj)
+    if kind is types.MethodType:
+        return [obj.__self__, obj.__func__]
+    if kind is types.BuiltinFunctionType:  # also a builtin bound method (`seen.append`): its list
+        return [] if isinstance(obj.__self__, types.ModuleType) else [obj.__self__]
+    if kind in (functools.partial, staticmethod, classmethod):
+        held = [obj.func, *obj.args, *obj.keywords.values()] if kind is functools.partial else [obj.__func__]
+        return held + list(object.__getattribute__(obj, "__dict__").values())
+    if kind is weakref.ref:
+        return [obj()]
+    if kind is types.MappingProxyType:
+        return [*obj.keys(), *obj.values()]
+    if kind in _VIEWS:
+        return [obj.mapping]
+    if kind in _HOLDS_NO_OBJECTS or str(getattr(kind, "__module__", "")).startswith(_HARNESS):
+        return []
+    if isinstance(obj, type):
+        return _class_parts(obj)
+    if isinstance(obj, _ITERATORS):
+        return None
+    if _python_class(kind) or isinstance(obj, BaseException) or kind is types.SimpleNamespace:
+        return _instance_parts(obj)
+    return [] if not gc.is_tracked(obj) else None  # a C object that holds no other objects (a lock, a date)
+
+
+def _python_class(cls: type) -> bool:
+    return not cls.__flags__ & (1 << 8)  # Py_TPFLAGS_IMMUTABLETYPE: set on every class written in C
+
+
+def _instance_parts(obj) -> Optional[list]:
+    """An instance of a class of the tests (or an exception): its dict, slots, class attributes,
+    and what a builtin base it extends holds."""
+    kind = type(obj)
+    parts = _class_parts(kind)
+    if parts is None:
+        return None
+    try:
+        state = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        state = {}
+    if type(state) is not dict:
+        return None
+    parts.extend(state.values())
+    for cls in kind.__mro__:
+        if _python_class(cls):
+            for descriptor in vars(cls).values():
+                if type(descriptor) is types.MemberDescriptorType:  # a slot, whatever its name or spelling
+                    try:
+                        parts.append(descriptor.__get__(obj, kind))
+                    except AttributeError:
+                        pass
+        elif cls is object:
+            continue
+        elif issubclass(cls, BaseException):
+            parts.extend(BaseException.__dict__["args"].__get__(obj))
+            parts.extend(BaseException.__dict__[name].__get__(obj) for name in ("__cause__", "__context__"))
+        elif cls in _SEQUENCES:
+            parts.extend(_SEQUENCES[cls](obj))
+        elif cls in _MAPPINGS:
+            parts.extend([*dict.keys(obj), *dict.values(obj)])
+        elif cls is weakref.ref:  # (WeakValueDictionary's KeyedRef)
+            parts.append(weakref.ref.__call__(obj))
+        elif cls not in _ATOMS and cls is not types.SimpleNamespace:
+            return None  # a builtin base that holds what the judge cannot read (threading.local)
+    return parts
+
+
+def _class_parts(cls: type) -> Optional[list]:
+    """A class's own attributes (its bases' too), but of the standard library's, pytest's and the
+    judge's classes; None if one runs code when read on an instance (a property, `__getattr__`)."""
+    parts: list = []
+    for klass in cls.__mro__:
+        if not _python_class(klass) or str(getattr(klass, "__module__", "")).partition(".")[0] in _LIBRARIES \
+                or str(klass.__module__).startswith("_judge"):
+            continue
+        for name, value in vars(klass).items():
+            if name in ("__getattr__", "__getattribute__") or hasattr(type(value), "__get__") and \
+                    not isinstance(value, _NO_CODE_ON_READ) and type(value) not in REMOTE_TYPES:
+                return None
+            if name != "_abc_impl" and type(value) not in _C_DESCRIPTORS:
+                parts.append(value)
+    return parts
+
+
+def _function_parts(function) -> list:
+    """A function's cells, defaults, attributes and the globals its code names (also through a
+    module of the tests': `helpers.OLD`)."""
+    parts = [*(function.__defaults__ or ()), *(function.__kwdefaults__ or {}).values(),
+             *object.__getattribute__(function, "__dict__").values()]
+    for cell in function.__closure__ or ():
+        try:
+            parts.append(cell.cell_contents)
+        except ValueError:  # a cell not filled yet
+            pass
+    if str(function.__module__).partition(".")[0] in _LIBRARIES:
+        return parts
+    names, spaces = _code_names(function.__code__), [function.__globals__]
+    spaces += [vars(m) for m in (function.__globals__.get(name) for name in names) if type(m) is types.ModuleType
+               and m.__name__.partition(".")[0] not in _LIBRARIES and not m.__name__.startswith("_judge")]
+    return parts + [space[name] for space in spaces for name in names if name in space]
+
+
+def _code_names(code) -> set:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if type(const) is types.CodeType:
+            names |= _code_names(const)
+    return names
