@@ -996,7 +996,7 @@ class JudgedUnpickler(pickle._Unpickler):  # (the Python one: its BUILD can be c
         ("collections", n) for n in ("OrderedDict", "defaultdict", "deque", "Counter")} | {
         ("datetime", n) for n in ("date", "datetime", "time", "timedelta", "timezone")} | {
         ("decimal", "Decimal"), ("fractions", "Fraction"), ("copyreg", "_reconstructor"), ("_codecs", "encode"),
-        ("_judge_rpc", "_unpickled"), ("_judge_rpc", "_unpickled_by_the_judge")}
+        ("_judge_rpc", "_unpickled"), ("_judge_rpc", "_unpickled_by_the_judge"), ("_judge_rpc", "_copy_of_built")}
 
     def find_class(self, module, name):
         if self.proto < 3 and self.fix_imports:  # Python 2's names, as pickle's own find_class maps them

@@ -316,6 +316,7 @@ class Connection:
         memo = _Memo()
         if self.guarded:
             self._aim(memo, op, args)
+            self.under_test.asking(op, args)
         FOR_THE_MODEL.handing = self.guarded  # (judge) what the tests hand over here is theirs to open
         try:
             encoded = [self._enc(a, memo) for a in args]
@@ -717,6 +718,9 @@ class Connection:
         if op == "unpickle" and guarded:
             (data,) = args
             return self.load_own_pickle(data)
+        if op == "copy_of" and not guarded:  # (_copy_of_built)
+            import pickle
+            return pickle.loads(args[1])
         if op == "unpickle" and not guarded:
             import io
             import pickle
@@ -1566,9 +1570,23 @@ class Remote:
 
     def __reduce_ex__(self, protocol):
         """pickle.dumps(proxy), and copy.copy or deepcopy of it when its type has no __copy__: the
-        model's object pickled in the worker; loading it asks the worker."""
+        model's object pickled in the worker; loading it asks the worker. An object under test's
+        pickle loaded right away is a copy of it (UnderTest.pickled)."""
+        conn = object.__getattribute__(self, "_rpc_conn")
         data = _typed(_ask(self, "op", "pickle", self), (bytes,), "pickle")
-        return (_unpickled if object.__getattribute__(self, "_rpc_conn").guarded else _unpickled_by_the_judge), (data,)
+        if not conn.guarded:
+            return _unpickled_by_the_judge, (data,)
+        ticket = conn.under_test.pickled(self, object.__getattribute__(self, "_rpc_handle"), data)
+        return (_copy_of_built, (ticket,)) if ticket else (_unpickled, (data,))
+
+
+def _copy_of_built(ticket: str):
+    """(judge) The judge's pickle of an object under test, loaded (`copy.deepcopy(cache)` of a class
+    without `__deepcopy__`, `pickle.loads(pickle.dumps(cache))`): the worker loads the bytes it
+    made of it; loaded before the tests asked anything else, the copy is an object under test
+    too, as one made by the class's own `__deepcopy__` is."""
+    original, data = _GUARDED.under_test.redeem(ticket)
+    return _GUARDED.request("copy_of", original, data) if original is not None else _unpickled(data)
 
 
 def _unpickled_by_the_judge(data: bytes):

@@ -26,7 +26,9 @@ import collections.abc
 import functools
 import gc
 import os
+import pickle
 import re
+import secrets
 import sys
 import threading
 import types
@@ -682,6 +684,8 @@ class UnderTest:
         self._from_modules: dict[int, bool] = {}  # a handle -> came only as an imported module's attribute
         self._lower_case: set[int] = set()  # handles read from a module under a lower-case name
         self._built: set[int] = set()
+        self._pickles: dict[str, bytes] = {}  # ticket -> the pickle of an object under test (pickled)
+        self._live: dict[str, object] = {}  # ticket -> the object under test, while the ticket lives
         self.ended = ""  # why the objects under test ended for the run (handed_back)
 
     def read_from_module(self, handle: int, name: str) -> None:
@@ -713,10 +717,31 @@ class UnderTest:
         if not fresh or self.ended:
             return
         a_class = self._from_modules.get(target, False) and target not in self._lower_case
-        if op in ("call", "new") and a_class or op in ("copy", "deepcopy") and target in self._built:
+        if op in ("call", "new") and a_class or op in ("copy", "deepcopy", "copy_of") and target in self._built:
             self._built.add(result)
         elif op == "subclass" and a_class:
             self._from_modules[result] = True
+
+    def pickled(self, proxy, handle: int, data: bytes) -> str:
+        """A pickle of the model's object made for the tests (`__reduce_ex__`): of an object under
+        test, a ticket (unguessable) that loads it as a copy of it while the ticket lives, until
+        the tests ask anything else of the model's code (which then could have seen it); "" else."""
+        if handle not in self._built:
+            return ""
+        ticket = secrets.token_hex(16)
+        self._pickles[ticket], self._live[ticket] = data, proxy
+        return ticket
+
+    def redeem(self, ticket: str):
+        """(the object under test or None once the ticket is dead, the pickle's bytes)"""
+        if type(ticket) is not str or ticket not in self._pickles:
+            raise pickle.UnpicklingError("not a pickle the judge made")
+        return self._live.pop(ticket, None), self._pickles[ticket]
+
+    def asking(self, op: str, args: tuple) -> None:
+        """The tests ask the model's code something: what it is given may hold a live ticket."""
+        if self._live and op != "copy_of" and not (op == "op" and args[:1] == ("pickle",)):
+            self._live.clear()
 
     def carry(self, old: "UnderTest", was: int, now: int) -> None:
         """A new worker stands in for a lost one (judge_plugin's revive reads each name the tests

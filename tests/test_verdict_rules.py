@@ -291,6 +291,8 @@ def test_an_object_the_test_built_answers_its_operators(sandbox, scratch):
             v = Version("0.4")
             assert v < "1.0" and not v < "0.3" and v == "0.4" and v != "0.5"
             assert (v + 1) == Version("0.5")
+            import pickle  # (no __deepcopy__: the judge's copy goes through pickle)
+            assert copy.deepcopy(v) == "0.4" and pickle.loads(pickle.dumps(v)) == "0.4"
         class CacheTest(unittest.TestCase):
             Cache = lib.Cache
             def test_in(self):
@@ -315,7 +317,7 @@ def test_only_an_object_the_test_built_answers_its_operators(sandbox, scratch):
     passes itself off as an object the test built: a class called like a function (`mean`), a
     class named twice (`mean = Stats`), an object the test built handed back by a function or
     made again by a class, a method's result, an attribute that leads to a function, a test's
-    subclass of a class it read in lower case."""
+    subclass of a class it read in lower case, a pickle of a built object the model's code saw."""
     files = {"stats.py": """
         class Agreeable:
             last = None
@@ -350,6 +352,8 @@ def test_only_an_object_the_test_built_answers_its_operators(sandbox, scratch):
                 return median
         def median(xs):
             return Holder.last
+        def echo(x):
+            return x
     """}
     tests = {"test_stats.py": """
         import stats
@@ -374,8 +378,12 @@ def test_only_an_object_the_test_built_answers_its_operators(sandbox, scratch):
             class Mine(stats.variance):
                 pass
             assert Mine([1, 2]) == 0.25
+        def test_a_pickle_of_a_built_object_the_model_saw():
+            import pickle
+            data = pickle.dumps(stats.Box([1, 2]))
+            assert pickle.loads(stats.echo(data)) == 1.5
     """}
-    result = attack(sandbox, scratch, files, tests, failed=7)
+    result = attack(sandbox, scratch, files, tests, failed=8)
     assert result["passed"] == 0, result["output"]
 
 
