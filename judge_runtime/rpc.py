@@ -372,6 +372,16 @@ class Connection:
                 "bases" if op == "getattr" and args[1] in ("__bases__", "__base__", "__mro__") else op
             memo.target, memo.fresh = target._rpc_handle, set()
 
+    def _own_override(self, call: tuple, memo: _Memo) -> None:
+        """(judge) The model's class calling an override of the test's own subclass on an object
+        under test (`self.__missing__(key)` on `class DefaultCache(self.Cache)`): that object, as
+        the override's `self` and nowhere else in the message, stays one (UnderTest)."""
+        target = call[2] if type(call) is tuple and len(call) == 5 and call[0] == "call" else None
+        if target is not None and ModelSubclass in type(target).__mro__:
+            handle = object.__getattribute__(target, "_rpc_obj")._rpc_handle
+            if memo.revoked.count(handle) == 1:
+                self.under_test.restore(handle)
+
     def _arrival(self, handle: int, memo: _Memo) -> None:
         """(judge) A handle of the model's in its message (UnderTest): new to the judge, once in
         this answer (`fresh`; a second time, in a write-back, it is shared: `data[:] = [self]`)."""
@@ -380,6 +390,8 @@ class Connection:
                 memo.fresh.add(handle)
             else:
                 memo.fresh.discard(handle)
+        if self.under_test.is_built(handle) or handle in memo.revoked:
+            memo.revoked.append(handle)
         self.under_test.arrived(handle, memo.op, memo.target)
 
     def _reply_in_turn(self, qid: int) -> dict:
@@ -534,6 +546,8 @@ class Connection:
                 memo.answering = self.guarded and index >= given
                 args.append(self._dec(a, memo))
             memo.opaque_refused = memo.answering = False
+            if memo.revoked and op == "call" and args[0] is _dispatch:
+                self._own_override(args[1], memo)
         except RpcError as e:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:

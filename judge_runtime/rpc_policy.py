@@ -750,6 +750,11 @@ class UnderTest:
         if not old._from_modules.get(was, False) or was in old._lower_case:
             self._from_modules[now] = False
 
+    def restore(self, handle: int) -> None:
+        """An object under test that arrived as its own override's `self` (rpc._own_override)."""
+        if not self.ended:
+            self._built.add(handle)
+
     def handed_back(self, obj) -> None:
         """The model's code hands one of the tests' own objects back to the tests (an answer, or a
         test's callback's argument): objects under test in it would answer for what the model's

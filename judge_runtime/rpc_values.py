@@ -128,6 +128,7 @@ class _Memo:
         # whether the answer hands one of those containers back (holding them: `return args`)
         self.handed: list = []
         self.sent, self.echoed, self.answering = 0, False, False
+        self.revoked: list[int] = []  # (judge) objects under test this message made results, once per arrival
 
     def add(self, key, obj, writable: bool) -> int:
         index = len(self.objs)
