@@ -964,7 +964,7 @@ class Connection:
                     except TypeError:
                         pass
         desc = {"$": "exc", "c": cls, "a": self._enc(tuple(args), memo), "d": attrs,
-                "h": self._export(exc)["h"]}
+                "h": self._export(exc)["h"], "s": BaseException.__suppress_context__.__get__(exc)}  # (`from None`)
         if not self.guarded:
             desc["tb"] = _remote_traceback(exc)
         return desc
@@ -1133,6 +1133,7 @@ class Connection:
                     setattr(exc, key, value)
                 except (AttributeError, TypeError, ValueError):
                     pass
+        exc.__suppress_context__ = data.get("s") is True
         text = data.get("tb")
         if type(text) is str and text.strip():  # for the report (judge_plugin), never a note `match=` would read
             exc.__dict__["_rpc_traceback"] = text[-MAX_TRACEBACK:].rstrip()

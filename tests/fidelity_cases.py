@@ -305,6 +305,13 @@ CASES = {
                             "    assert caught.value.__suppress_context__\n"},
         "an exception a test hands to the model's code comes back as a copy: identity and "
         "__cause__/__suppress_context__ are lost (six.raise_from)"),
+    "model_exception_raised_from_none": (
+        {"pop.py": "def pop(d):\n    try:\n        return d.popitem()\n    except KeyError:\n"
+                   "        raise KeyError('pop(): empty') from None\n"},
+        {"test_pop.py": "import pytest\nfrom pop import pop\n\ndef test_from_none():\n"
+                        "    with pytest.raises(KeyError) as caught:\n        pop({})\n"
+                        "    assert caught.value.__cause__ is None and caught.value.__suppress_context__\n"},
+        "`raise KeyError(...) from None` in the model's code: __suppress_context__ lost (cachetools' popitem)"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"
