@@ -1916,7 +1916,8 @@ _OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callab
 # a class body calls __set_name__, a class attribute with __get__ binds).
 _PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__set_name__", "__copy__", "__deepcopy__", "__hash__"}
 _REMOTE_TYPES = _policy.REMOTE_TYPES
-_GIVEN = {"call": 1, "method": 2, "setattr": 2}  # where a request's arguments for the other side's code start
+_GIVEN = {"call": 1, "method": 2, "setattr": 2, "op": 2}  # where a request's arguments for the other side's code start
+#  (an "op" names the operator, then its operands: `registry[k] = project` hands k and project to the tests' __setitem__)
 _remote_classes: dict = {}
 
 

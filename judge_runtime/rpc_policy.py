@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 import collections.abc
+import contextvars
 import functools
 import gc
 import os
@@ -765,12 +766,32 @@ class UnderTest:
         an attribute that runs code when read (a property), a kind it does not know (rounds 50, 51)."""
         if self.ended or not self._built and not isinstance(obj, _ITERATORS) and not self._classes_read():
             return
-        found = _handles_inside(obj, self._built)
+        found = self._builds_later(obj) or _handles_inside(obj, self._built)
         if type(found) is str:
             self._built.clear()
             self.ended = f"the model's code handed back one of the tests' objects holding {found} (in {CURRENT_TEST[0]})"
         else:
             self._built.difference_update(found)
+
+    def _builds_later(self, obj) -> str:
+        """A test's callable handed back as such (`newest(partial(Version, "1.0"), lambda: Version(...))`):
+        the test will call it, and what it builds or looks up by name then (a class of the model's
+        it names, `globals()[name]`) would answer for what the model's code chose (round 52)."""
+        while type(obj) in (types.MethodType, functools.partial):
+            obj = obj.__func__ if type(obj) is types.MethodType else obj.func
+        if type(obj) in REMOTE_TYPES:
+            handle = object.__getattribute__(obj, "_rpc_handle")
+            return "a callable of the tests' that calls a class" if self._from_modules.get(handle) else ""
+        if type(obj) is not types.FunctionType or str(obj.__module__).partition(".")[0] in _LIBRARIES:
+            return ""
+        names = _code_names(obj.__code__)
+        if names & _LOOKUPS:
+            return "a function of the tests' that looks up names at run time"
+        for name in names:
+            value = obj.__globals__.get(name)
+            if type(value) in REMOTE_TYPES and self._from_modules.get(object.__getattribute__(value, "_rpc_handle")):
+                return "a function of the tests' that calls a class"
+        return ""
 
     def _classes_read(self) -> bool:
         return any(read and handle not in self._lower_case for handle, read in self._from_modules.items())
@@ -778,7 +799,7 @@ class UnderTest:
 
 _ITERATORS = (collections.abc.Iterator,)
 _LOOK_THROUGH = 5000
-_ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None), range, slice, types.ModuleType, types.CodeType,
+_ATOMS = frozenset({str, bytes, int, float, complex, bool, type(None), range, types.CodeType,
                     type(Ellipsis), type(NotImplemented)})
 _SEQUENCES = {list: list.__iter__, tuple: tuple.__iter__, set: set.__iter__, frozenset: frozenset.__iter__,
               collections.deque: collections.deque.__iter__}
@@ -786,10 +807,13 @@ _MAPPINGS = (dict, collections.OrderedDict, collections.defaultdict)
 _C_DESCRIPTORS = frozenset({types.MemberDescriptorType, types.GetSetDescriptorType, types.WrapperDescriptorType,
                             types.MethodDescriptorType, type(collections.namedtuple("_T", "a").a)})  # (slots, fields)
 _NO_CODE_ON_READ = (types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, *_C_DESCRIPTORS)
+_LOOKUPS = frozenset({"globals", "locals", "vars", "getattr", "eval", "exec", "__import__", "sys", "importlib",
+                      "builtins", "operator", "__dict__"})  # (a function that names one may look up any name)
 _LIBRARIES = frozenset(sys.stdlib_module_names) | {"pytest", "_pytest", "pluggy", "model_code"}
 _HARNESS = ("_pytest", "pluggy", "_judge")  # their objects hold none of the tests' (`self._outcome` leads there)
 _HOLDS_NO_OBJECTS = frozenset({type(threading.Lock()), type(threading.RLock()), re.Pattern, re.Match})
 _VIEWS = frozenset({type({}.keys()), type({}.values()), type({}.items())})
+_VARIABLES = frozenset({contextvars.ContextVar, contextvars.Token})
 
 
 def _handles_inside(root, built: set) -> "set | str":
@@ -825,6 +849,11 @@ def _parts(obj) -> Optional[list]:
     kind = type(obj)
     if kind in _ATOMS:
         return []
+    if kind is slice:
+        return [obj.start, obj.stop, obj.step]
+    if kind is types.ModuleType:  # a module of the tests' holds what it binds; a library's, none of theirs
+        name = str(obj.__name__)
+        return [] if name.partition(".")[0] in _LIBRARIES or name.startswith("_judge") else list(vars(obj).values())
     if kind in _SEQUENCES:
         return list(_SEQUENCES[kind](obj))
     if kind in _MAPPINGS:
@@ -852,6 +881,8 @@ def _parts(obj) -> Optional[list]:
         return None
     if _python_class(kind) or isinstance(obj, BaseException) or kind is types.SimpleNamespace:
         return _instance_parts(obj)
+    if kind in _VARIABLES:
+        return None  # (a ContextVar's value lives in a Context: not tracked, yet it holds one)
     return [] if not gc.is_tracked(obj) else None  # a C object that holds no other objects (a lock, a date)
 
 
@@ -883,13 +914,18 @@ def _instance_parts(obj) -> Optional[list]:
                         pass
         elif cls is object:
             continue
-        elif issubclass(cls, BaseException):
+        elif issubclass(cls, BaseException):  # args, and each field a builtin exception keeps (StopIteration.value)
             parts.extend(BaseException.__dict__["args"].__get__(obj))
             parts.extend(BaseException.__dict__[name].__get__(obj) for name in ("__cause__", "__context__"))
+            parts.extend(descriptor.__get__(obj, kind) for name, descriptor in vars(cls).items()
+                         if type(descriptor) in (types.MemberDescriptorType, types.GetSetDescriptorType)
+                         and name not in ("__dict__", "__traceback__"))
         elif cls in _SEQUENCES:
             parts.extend(_SEQUENCES[cls](obj))
         elif cls in _MAPPINGS:
             parts.extend([*dict.keys(obj), *dict.values(obj)])
+            if cls is collections.defaultdict:
+                parts.append(collections.defaultdict.default_factory.__get__(obj))
         elif cls is weakref.ref:  # (WeakValueDictionary's KeyedRef)
             parts.append(weakref.ref.__call__(obj))
         elif cls not in _ATOMS and cls is not types.SimpleNamespace:
