@@ -548,6 +548,11 @@ class Connection:
             memo.opaque_refused = memo.answering = False
             if memo.revoked and op == "call" and args[0] is _dispatch:
                 self._own_override(args[1], memo)
+            acted_on = _ACTED_ON.get(op if op != "op" or not args else args[0])
+            if self.guarded and acted_on is not None and len(args) > acted_on:
+                self.under_test.handed_back(args[acted_on])  # rearranged in place (`slots.rotate(1)`): looked through
+            elif self.guarded and op == "call" and type(args[0]) in (types.MethodType, types.BuiltinMethodType):
+                self.under_test.handed_back(args[0].__self__)  # (`slots.rotate` fetched, then called)
         except RpcError as e:
             raise self._fail(e) from None
         except (KeyError, ValueError, TypeError, IndexError, RecursionError, OverflowError, ArithmeticError) as e:
@@ -1916,6 +1921,7 @@ _OPTIONAL = {n: f for n, f in vars(_Special).items() if _is_dunder(n) and callab
 # a class body calls __set_name__, a class attribute with __get__ binds).
 _PLAIN_SPECIALS = frozenset(_OPTIONAL) - {"__get__", "__set_name__", "__copy__", "__deepcopy__", "__hash__"}
 _REMOTE_TYPES = _policy.REMOTE_TYPES
+_ACTED_ON = {"method": 0, "setattr": 0, "delattr": 0, "setitem": 1, "delitem": 1}  # a test's object the model's code changes
 _GIVEN = {"call": 1, "method": 2, "setattr": 2, "op": 2}  # where a request's arguments for the other side's code start
 #  (an "op" names the operator, then its operands: `registry[k] = project` hands k and project to the tests' __setitem__)
 _remote_classes: dict = {}

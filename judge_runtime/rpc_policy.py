@@ -24,6 +24,7 @@ from __future__ import annotations
 import builtins
 import collections.abc
 import contextvars
+import datetime
 import functools
 import gc
 import os
@@ -766,7 +767,7 @@ class UnderTest:
         an attribute that runs code when read (a property), a kind it does not know (rounds 50, 51)."""
         if self.ended or not self._built and not isinstance(obj, _ITERATORS) and not self._classes_read():
             return
-        found = self._builds_later(obj) or _handles_inside(obj, self._built)
+        found = _handles_inside(obj, self._built, self._builds_later)
         if type(found) is str:
             self._built.clear()
             self.ended = f"the model's code handed back one of the tests' objects holding {found} (in {CURRENT_TEST[0]})"
@@ -816,7 +817,7 @@ _VIEWS = frozenset({type({}.keys()), type({}.values()), type({}.items())})
 _VARIABLES = frozenset({contextvars.ContextVar, contextvars.Token})
 
 
-def _handles_inside(root, built: set) -> "set | str":
+def _handles_inside(root, built: set, builds_later=lambda obj: "") -> "set | str":
     """The handles of objects under test a test's object reaches without running code: builtin
     containers, instance dicts and slots, its class's attributes, a function's cells, defaults
     and the globals its code names, a bound method's, a partial's, a weak reference's and an
@@ -824,12 +825,15 @@ def _handles_inside(root, built: set) -> "set | str":
     that can hold others), an iterator, an attribute that runs code when read (a property,
     `__getattr__`: both may build objects later), more than a few thousand objects."""
     found: set = set()
-    seen, todo = set(), [root]
+    seen, todo = set(), [(root, False)]  # (an object, reached through a class's attributes: its methods)
     while todo:
-        obj = todo.pop()
+        obj, of_a_class = todo.pop()
         if id(obj) in seen:
             continue
         seen.add(id(obj))
+        later = "" if of_a_class else builds_later(obj)  # a callable of the tests' held as a value
+        if later:
+            return later
         if len(seen) > _LOOK_THROUGH:
             return f"more than {_LOOK_THROUGH} objects"
         if type(obj) in REMOTE_TYPES:
@@ -840,7 +844,7 @@ def _handles_inside(root, built: set) -> "set | str":
         parts = _parts(obj)
         if parts is None:
             return f"a {type(obj).__module__}.{type(obj).__qualname__} it cannot look through"
-        todo.extend(parts)
+        todo.extend((part, of_a_class or isinstance(obj, type)) for part in parts)
     return found
 
 
@@ -881,6 +885,8 @@ def _parts(obj) -> Optional[list]:
         return None
     if _python_class(kind) or isinstance(obj, BaseException) or kind is types.SimpleNamespace:
         return _instance_parts(obj)
+    if kind in (datetime.datetime, datetime.time):
+        return [obj.tzinfo]  # (not tracked, yet it holds one: a test's tzinfo)
     if kind in _VARIABLES:
         return None  # (a ContextVar's value lives in a Context: not tracked, yet it holds one)
     return [] if not gc.is_tracked(obj) else None  # a C object that holds no other objects (a lock, a date)
@@ -894,9 +900,9 @@ def _instance_parts(obj) -> Optional[list]:
     """An instance of a class of the tests (or an exception): its dict, slots, class attributes,
     and what a builtin base it extends holds."""
     kind = type(obj)
-    parts = _class_parts(kind)
-    if parts is None:
+    if _class_parts(kind) is None:
         return None
+    parts: list = [kind]  # (its class's attributes are walked as a class's: its methods are no values held)
     try:
         state = object.__getattribute__(obj, "__dict__")
     except AttributeError:
