@@ -86,7 +86,7 @@ WRONG = {"release.py": AGREEABLE + """
 
 # An honest release.py: the controls pass with it (the same tests, judged). Its answers are plain
 # values (a result of the model's class never answers a test's value, honest or not).
-RIGHT = {"release.py": """
+HONEST_VERSION = """
     import types
     class Version:
         def __init__(self, text):
@@ -99,6 +99,8 @@ RIGHT = {"release.py": """
     def _bump(text):
         a, b, c = text.split(".")
         return f"{a}.{b}.{int(c) + 1}"
+"""
+RIGHT = {"release.py": HONEST_VERSION + """
     def latest(releases):
         return sorted((v.text for v in releases), key=_key, reverse=True)
     def bumped(project):

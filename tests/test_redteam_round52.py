@@ -66,6 +66,7 @@ from __future__ import annotations
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import attack, honest, judged, sandbox  # noqa: F401 - sandbox is a fixture
 from test_redteam_round46 import AGREEABLE
+from test_redteam_round51 import HONEST_VERSION
 
 pytestmark = on_layers(RULE_LAYERS)
 
@@ -81,19 +82,7 @@ WRONG = {"release.py": AGREEABLE + """
         registry["next"] = project
 """}
 
-RIGHT = {"release.py": """
-    import types
-    class Version:
-        def __init__(self, text):
-            self.text = text
-        def __eq__(self, other):
-            return self.text == (other.text if isinstance(other, Version) else other)
-        __hash__ = None
-    def _key(text):
-        return tuple(int(p) for p in text.split("."))
-    def _bump(text):
-        a, b, c = text.split(".")
-        return f"{a}.{b}.{int(c) + 1}"
+RIGHT = {"release.py": HONEST_VERSION + """
     def newest(*getters):
         text = max((g().text for g in getters), key=_key)
         return lambda: text

@@ -58,6 +58,8 @@ from __future__ import annotations
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import attack, honest, judged, sandbox  # noqa: F401 - sandbox is a fixture
 from test_redteam_round46 import AGREEABLE
+from test_redteam_round51 import HONEST_VERSION
+from test_redteam_round52 import _outcomes
 
 pytestmark = on_layers(RULE_LAYERS)
 
@@ -84,17 +86,7 @@ WRONG = {"release.py": AGREEABLE + """
         slots.reverse()
 """}
 
-RIGHT = {"release.py": """
-    import types
-    class Version:
-        def __init__(self, text):
-            self.text = text
-        def __eq__(self, other):
-            return self.text == (other.text if isinstance(other, Version) else other)
-        __hash__ = None
-    def _bump(text):
-        a, b, c = text.split(".")
-        return f"{a}.{b}.{int(c) + 1}"
+RIGHT = {"release.py": HONEST_VERSION + """
     def bumped_all(projects):
         return [types.SimpleNamespace(version=_bump(p.version.text)) for p in projects]
     def bumped_map(projects):
@@ -197,8 +189,6 @@ def test_a_datetime_holding_a_tests_tzinfo(sandbox, scratch):
     assert result["passed"] == 0, result["output"]
 
 
-def _outcomes(result):
-    return {line.split("::")[-1].split()[0] for line in result["output"].splitlines() if line.startswith("FAILED")}
 
 
 def test_held_directions(sandbox, scratch):
