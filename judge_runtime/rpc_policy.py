@@ -855,6 +855,8 @@ def _parts(obj) -> Optional[list]:
         return []
     if kind is slice:
         return [obj.start, obj.stop, obj.step]
+    if kind in (types.UnionType, types.GenericAlias):  # `int | None`, `list[int]` (annotations)
+        return [*obj.__args__, getattr(obj, "__origin__", None)]
     if kind is types.ModuleType:  # a module of the tests' holds what it binds; a library's, none of theirs
         name = str(obj.__name__)
         return [] if name.partition(".")[0] in _LIBRARIES or name.startswith("_judge") else list(vars(obj).values())
