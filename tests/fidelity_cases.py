@@ -305,6 +305,15 @@ CASES = {
                             "    assert caught.value.__suppress_context__\n"},
         "an exception a test hands to the model's code comes back as a copy: identity and "
         "__cause__/__suppress_context__ are lost (six.raise_from)"),
+    "tests_own_pickle_of_their_class": (
+        {"box.py": "class Box:\n    def __init__(self, size):\n        self.size = size\n\n    def double(self):\n"
+                   "        return 2 * self.size\n"},
+        {"test_box.py": "import pickle\nfrom box import Box\n\nclass Holder:\n    def __init__(self):\n"
+                        "        self.box = Box(2)\n\ndef test_round_trip():\n"
+                        "    again = pickle.loads(pickle.dumps(Holder()))\n"
+                        "    assert type(again) is Holder and again.box.double() == 4\n"},
+        "a test's own pickle of its class holding a model object: 'the judge does not unpickle "
+        "test_box.Holder' (cachetools' cachedmethod pickle tests)"),
     "model_exception_raised_from_none": (
         {"pop.py": "def pop(d):\n    try:\n        return d.popitem()\n    except KeyError:\n"
                    "        raise KeyError('pop(): empty') from None\n"},
