@@ -2036,6 +2036,11 @@ class ModelSubclass:
             raise AttributeError(name)
         return getattr(object.__getattribute__(self, "_rpc_obj"), name)
 
+    def __reduce_ex__(self, protocol):
+        """copy, deepcopy and pickle: of the worker's object (whose class pickle finds there,
+        _SUBCLASSES), which comes back as an instance of the test's class."""
+        return object.__getattribute__(self, "_rpc_obj").__reduce_ex__(protocol)
+
 
 def _bind(wrapper, obj, conn) -> None:
     object.__setattr__(wrapper, "_rpc_obj", obj)
@@ -2238,8 +2243,15 @@ def _make_subclass(base, name: str, overrides: list, dispatch):
             raise AttributeError(attr)
         return fallback(self, attr) if own_getattr else fallback(attr)
     namespace["__getattr__"] = __getattr__
+    qualname = f"{name}_{len(vars(_SUBCLASSES))}"  # where pickle finds it (a copy of an instance in the worker)
+    namespace["__module__"], namespace["__qualname__"] = _SUBCLASSES.__name__, qualname
     sub = type(name, (base,), namespace)
+    setattr(_SUBCLASSES, qualname, sub)
+    sys.modules.setdefault(_SUBCLASSES.__name__, _SUBCLASSES)
     return sub
+
+
+_SUBCLASSES = types.ModuleType("_judge_tests_subclasses")  # (worker) the worker's subclasses of the tests' classes
 
 
 def _stub(name: str, dispatch):

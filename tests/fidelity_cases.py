@@ -314,6 +314,14 @@ CASES = {
                         "    assert type(again) is Holder and again.box.double() == 4\n"},
         "a test's own pickle of its class holding a model object: 'the judge does not unpickle "
         "test_box.Holder' (cachetools' cachedmethod pickle tests)"),
+    "copy_of_a_tests_subclass_instance": (
+        {"box.py": "class Box:\n    def __init__(self, size):\n        self.size = size\n\n    def double(self):\n"
+                   "        return 2 * self.size\n"},
+        {"test_mine.py": "import copy\nimport pickle\nfrom box import Box\n\nclass Mine(Box):\n    pass\n\n"
+                         "def test_copies():\n    mine = Mine(2)\n    assert copy.deepcopy(mine).double() == 4\n"
+                         "    assert pickle.loads(pickle.dumps(mine)).double() == 4\n"},
+        "a copy of an instance of a test's subclass of a model class: \"Can't pickle <class 'abc.Mine'>\" "
+        "(the worker's subclass had no place pickle finds; cachetools' TTL tests)"),
     "model_exception_raised_from_none": (
         {"pop.py": "def pop(d):\n    try:\n        return d.popitem()\n    except KeyError:\n"
                    "        raise KeyError('pop(): empty') from None\n"},
