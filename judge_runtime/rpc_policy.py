@@ -925,9 +925,13 @@ def _instance_parts(obj) -> Optional[list]:
         elif issubclass(cls, BaseException):  # args, and each field a builtin exception keeps (StopIteration.value)
             parts.extend(BaseException.__dict__["args"].__get__(obj))
             parts.extend(BaseException.__dict__[name].__get__(obj) for name in ("__cause__", "__context__"))
-            parts.extend(descriptor.__get__(obj, kind) for name, descriptor in vars(cls).items()
-                         if type(descriptor) in (types.MemberDescriptorType, types.GetSetDescriptorType)
-                         and name not in ("__dict__", "__traceback__"))
+            for name, descriptor in vars(cls).items():
+                if type(descriptor) in (types.MemberDescriptorType, types.GetSetDescriptorType) \
+                        and name not in ("__dict__", "__traceback__"):
+                    try:
+                        parts.append(descriptor.__get__(obj, kind))
+                    except AttributeError:  # a field not set (OSError.characters_written)
+                        pass
         elif cls in _SEQUENCES:
             parts.extend(_SEQUENCES[cls](obj))
         elif cls in _MAPPINGS:
