@@ -1020,7 +1020,8 @@ def _recorded_dumps(obj, *args, **kwargs) -> bytes:
     """The tests' pickle.dumps: its bytes are the judge's own, so loading them again is the tests'
     own pickle (`pickle.loads(pickle.dumps(Cached()))` names a class of the tests: allowed)."""
     data = _dumps(obj, *args, **kwargs)
-    _OWN_PICKLES.add(data)
+    if len(data) <= 1 << 20:  # (a bigger one loads as any pickle: only plain data here)
+        _OWN_PICKLES.add(data)
     return data
 
 
