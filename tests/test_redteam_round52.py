@@ -66,7 +66,7 @@ from __future__ import annotations
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import attack, honest, judged, sandbox  # noqa: F401 - sandbox is a fixture
 from test_redteam_round46 import AGREEABLE
-from test_redteam_round51 import HONEST_VERSION
+from test_redteam_round51 import HONEST_VERSION, _outcomes
 
 pytestmark = on_layers(RULE_LAYERS)
 
@@ -200,10 +200,6 @@ def test_a_tests_object_written_by_an_operator(sandbox, scratch):
     honest(sandbox, scratch, RIGHT, tests, passed=1)
     result = attack(sandbox, scratch, WRONG, tests, failed=1)
     assert result["passed"] == 0, result["output"]
-
-
-def _outcomes(result):
-    return {line.split("::")[-1].split()[0] for line in result["output"].splitlines() if line.startswith("FAILED")}
 
 
 def test_held_directions(sandbox, scratch):

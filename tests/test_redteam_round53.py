@@ -58,8 +58,7 @@ from __future__ import annotations
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import attack, honest, judged, sandbox  # noqa: F401 - sandbox is a fixture
 from test_redteam_round46 import AGREEABLE
-from test_redteam_round51 import HONEST_VERSION
-from test_redteam_round52 import _outcomes
+from test_redteam_round51 import HONEST_VERSION, _outcomes
 
 pytestmark = on_layers(RULE_LAYERS)
 
@@ -187,8 +186,6 @@ def test_a_datetime_holding_a_tests_tzinfo(sandbox, scratch):
     honest(sandbox, scratch, RIGHT, tests, passed=2)
     result = attack(sandbox, scratch, WRONG, tests, failed=2)
     assert result["passed"] == 0, result["output"]
-
-
 
 
 def test_held_directions(sandbox, scratch):

@@ -51,6 +51,7 @@ import pytest
 from conftest import RULE_LAYERS, on_layers
 from test_verdict_rules import attack, honest, judged, sandbox  # noqa: F401 - sandbox is a fixture
 from test_redteam_round46 import AGREEABLE
+from test_redteam_round51 import _outcomes
 
 pytestmark = on_layers(RULE_LAYERS)
 
@@ -175,10 +176,6 @@ def test_a_tests_container_handed_back_before_it_fills(sandbox, scratch):
     honest(sandbox, scratch, VIEW_RIGHT, tests, passed=1)
     result = attack(sandbox, scratch, VIEW_WRONG, tests, failed=1)
     assert result["passed"] == 0, result["output"]
-
-
-def _outcomes(result):
-    return {line.split("::")[-1].split()[0] for line in result["output"].splitlines() if line.startswith("FAILED")}
 
 
 def test_held_directions(sandbox, scratch):
