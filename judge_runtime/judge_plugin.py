@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import codecs
 import concurrent.futures.thread
 import ctypes
 import dis
@@ -639,6 +640,7 @@ class Worker:
         except rpc.RpcError:
             return
         fresh.under_test.ended = old.under_test.ended  # ended for the run, whichever worker answers
+        ModelCodecs.forget()
         for name, module in list(sys.modules.items()):
             if type(module) is rpc.ModuleProxy and module._rpc_conn is old:
                 try:
@@ -1209,6 +1211,56 @@ class ShadowFinder:
 
 IMPORTLIB = os.path.dirname(importlib.__file__) + os.sep
 sys.meta_path[:0] = [ShadowFinder, WorkspaceFinder]
+
+
+class ModelCodecs:
+    """The codec registry is per interpreter: a codec the model's code registers (idna's
+    `codecs.register(search_function)` for "idna2008") lives in the worker, and a test's
+    `"x".encode("idna2008")` here would find none. Our search function comes after the standard
+    library's and answers a name neither it nor the tests' own search functions know, from the
+    worker's registry: the codec's functions and classes are the model's (proxies), and what they
+    return is a result, as any call's."""
+
+    tests_own: list = []  # the search functions the tests register (codecs.register below)
+
+    @classmethod
+    def search(cls, name):
+        conn = WORKER.conn
+        if conn is None or conn.broken is not None or type(name) is not str:
+            return None  # no model's code imported yet: no codec of its registered either
+        if any(own(name) is not None for own in list(cls.tests_own)):
+            return None  # theirs answers next (registered after ours)
+        try:
+            fields = conn.request("codec", name)
+        except rpc.RpcError:
+            return None
+        if type(fields) is not list or len(fields) != 8 or type(fields[0]) is not str:
+            return None
+        found, text, *parts = fields
+        encode, decode, reader, writer, incremental_encoder, incremental_decoder = parts
+        return codecs.CodecInfo(encode, decode, reader, writer, incremental_encoder, incremental_decoder,
+                                name=found, _is_text_encoding=text is not False)
+
+    @classmethod
+    def register(cls, search_function):
+        _REGISTER(search_function)
+        cls.tests_own.append(search_function)
+
+    @classmethod
+    def unregister(cls, search_function):
+        _UNREGISTER(search_function)
+        cls.tests_own[:] = [f for f in cls.tests_own if f is not search_function]
+
+    @classmethod
+    def forget(cls) -> None:
+        """A new worker: the codecs the old one answered (cached by the registry) are gone."""
+        _UNREGISTER(cls.search)
+        _REGISTER(cls.search)
+
+
+_REGISTER, _UNREGISTER = codecs.register, codecs.unregister
+codecs.register(ModelCodecs.search)
+codecs.register, codecs.unregister = ModelCodecs.register, ModelCodecs.unregister
 
 # As root, start the worker now (only root can start it as its own user), then drop to the
 # judge's own unprivileged user before any test runs: the judge never acts as root on paths the

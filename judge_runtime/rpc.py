@@ -730,6 +730,15 @@ class Connection:
             if names is None:
                 names = [n for n in vars(module) if type(n) is str and not n.startswith("_")]
             return [str(n) for n in names]
+        if op == "codec" and not guarded:  # (judge_plugin.ModelCodecs) a codec the model's code registered
+            import codecs
+            (name,) = args
+            try:
+                info = codecs.lookup(name)
+            except LookupError:
+                return None
+            return [info.name, getattr(info, "_is_text_encoding", True), info.encode, info.decode, info.streamreader,
+                    info.streamwriter, info.incrementalencoder, info.incrementaldecoder]
         if op == "import" and not guarded:
             import importlib
             (name,) = args
@@ -1442,7 +1451,8 @@ def _dec_global(conn, data, memo):
 
 _DECODERS = {
     "int": _values._dec_int, "float": _values._dec_float, "complex": _values._dec_complex,
-    "bytes": _values._dec_bytes, "bytearray": _values._dec_bytearray, "list": _dec_mutable("list"),
+    "bytes": _values._dec_bytes, "memoryview": _values._dec_memoryview, "bytearray": _values._dec_bytearray,
+    "list": _dec_mutable("list"),
     "set": _dec_mutable("set"), "dict": _dec_mutable("dict"), "tuple": _values._dec_placeholder("tuple"),
     "frozenset": _values._dec_placeholder("frozenset"), "ntuple": _values._dec_placeholder("ntuple"),
     "m": _values._dec_memo, "path": _values._dec_path, "date": _values._dec_date,

@@ -276,6 +276,21 @@ def _dec_bytes(conn, data, memo):
     return bytes.fromhex(data["v"])
 
 
+def _enc_memoryview(conn, obj, memo):
+    """A read-only view of bytes (what bytes.decode hands a codec): a view of a copy, as bytes
+    cross. A writable view stays a proxy (writes through it reach the owner)."""
+    try:
+        if not obj.readonly or obj.ndim != 1 or obj.format != "B" or not obj.c_contiguous:
+            return None
+        return {"$": "memoryview", "v": obj.tobytes().hex()}
+    except ValueError:  # released
+        return None
+
+
+def _dec_memoryview(conn, data, memo):
+    return memoryview(_dec_bytes(conn, data, memo))
+
+
 def _dec_bytearray(conn, data, memo):
     obj = bytearray(_dec_bytes(conn, data, memo))
     memo.add(obj, obj, True)
@@ -372,6 +387,7 @@ def _dec_namespace(conn, data, memo):
 
 _VALUE_ENCODERS = {
     bytes: lambda conn, obj, memo: {"$": "bytes", "v": obj.hex()},
+    memoryview: _enc_memoryview,
     complex: lambda conn, obj, memo: {"$": "complex", "v": [conn._enc(obj.real, memo), conn._enc(obj.imag, memo)]},
     range: lambda conn, obj, memo: {"$": "range", "v": [conn._enc(obj.start, memo), conn._enc(obj.stop, memo),
                                                         conn._enc(obj.step, memo)]},

@@ -329,6 +329,31 @@ CASES = {
                         "    with pytest.raises(KeyError) as caught:\n        pop({})\n"
                         "    assert caught.value.__cause__ is None and caught.value.__suppress_context__\n"},
         "`raise KeyError(...) from None` in the model's code: __suppress_context__ lost (cachetools' popitem)"),
+    "codec_the_model_registers": (
+        {"rot.py": "import codecs\n\ndef _encode(text, errors='strict'):\n"
+                   "    return text.translate(str.maketrans('abc', 'bca')).encode('ascii'), len(text)\n\n"
+                   "def _decode(data, errors='strict'):\n"
+                   "    return str(data, 'ascii').translate(str.maketrans('bca', 'abc')), len(data)\n\n"
+                   "class Encoder(codecs.IncrementalEncoder):\n    def encode(self, text, final=False):\n"
+                   "        return _encode(text)[0]\n\n"
+                   "def search(name):\n    if name != 'rot3x':\n        return None\n"
+                   "    return codecs.CodecInfo(_encode, _decode, incrementalencoder=Encoder, name='rot3x')\n\n"
+                   "codecs.register(search)\n"},
+        {"test_rot.py": "import codecs\nimport pytest\nimport rot\n\ndef test_codec():\n"
+                        "    assert 'abc'.encode('rot3x') == b'bca' and b'bca'.decode('rot3x') == 'abc'\n"
+                        "    assert codecs.encode('aa', 'rot3x') == b'bb'\n"
+                        "    assert codecs.lookup('rot3x').incrementalencoder is rot.Encoder\n"
+                        "    assert codecs.getincrementalencoder('rot3x')().encode('c') == b'a'\n\n"
+                        "def test_unknown():\n    with pytest.raises(LookupError):\n        'a'.encode('rot4x')\n\n"
+                        "def test_tests_own_codec_is_theirs():\n"
+                        "    mine = codecs.CodecInfo(lambda t, e='strict': (b'mine', len(t)), None, name='rot3x')\n"
+                        "    def own(name):\n        return mine if name == 'rot5x' else None\n"
+                        "    codecs.register(own)\n    try:\n        assert 'a'.encode('rot5x') == b'mine'\n"
+                        "    finally:\n        codecs.unregister(own)\n"},
+        "a codec the model's code registers (codecs.register at import) lives in the worker's registry: a test's "
+        "'x'.encode(name) found none (LookupError: unknown encoding: idna2008, 9 of idna 3.10's 32 tests); and "
+        "bytes.decode hands the codec a read-only memoryview, which reached the model's `str(data, 'ascii')` as a "
+        "proxy (TypeError: decoding to str: need a bytes-like object)"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"

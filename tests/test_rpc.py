@@ -242,7 +242,7 @@ json_values = st.recursive(
         st.sampled_from(["$", "r", "q", "v", "e", "b", "h", "c", "a", "d", "n", "k", "m", "i", "op", "tb", "p"])
         | st.text(max_size=3), inner, max_size=5),
     max_leaves=25)
-tags = st.sampled_from(["int", "float", "complex", "bytes", "bytearray", "list", "set", "dict", "tuple", "frozenset",
+tags = st.sampled_from(["int", "float", "complex", "bytes", "memoryview", "bytearray", "list", "set", "dict", "tuple", "frozenset",
                         "ntuple", "m", "path", "date", "datetime", "time", "timedelta", "decimal", "fraction",
                         "slice", "range", "ellipsis", "type", "ref", "yours", "exc", "global", "nope"])
 
@@ -260,7 +260,7 @@ def replies(draw):
     return reply
 
 
-ADMISSIBLE = (type(None), bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset,
+ADMISSIBLE = (type(None), bool, int, float, complex, str, bytes, memoryview, bytearray, list, tuple, dict, set, frozenset,
               range, slice, type(Ellipsis))
 
 
