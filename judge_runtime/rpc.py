@@ -2064,8 +2064,7 @@ def _local_base(remote_class) -> type:
     if base is None:
         members = _typed(conn.request("members", remote_class), (list,), "members")
         name = _typed(getattr(remote_class, "__name__"), (str,), "__name__")
-        namespace = {"_rpc_class": remote_class, "__qualname__": name, "__module__": "model_code",
-                     "__init__": _forward("__init__")}
+        namespace = {"_rpc_class": remote_class, "__qualname__": name, "__module__": "model_code"}
         for entry in members:
             _check(type(entry) is list and len(entry) == 2 and all(type(x) is str for x in entry), "member")
             member, kind = entry
@@ -2132,19 +2131,24 @@ _OWN_NAMES = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__
 
 def _worker_subclass(cls):
     """The worker's subclass for a test's class: made on first use, with a stub for each name the
-    test's classes (between cls and the local base) define."""
+    test's classes (between cls and the local base) define, and each public name the classes after
+    it define and the model's class lacks (a mixin's `self.assertEqual`, unittest.TestCase's)."""
     sub = cls.__dict__.get("_rpc_sub")
     if sub is not None:
         return sub
     base = next(k for k in cls.__mro__ if k.__dict__.get("_rpc_class") is not None)
     conn = base._rpc_class._rpc_conn
     overrides, names = [], set()
-    for klass in cls.__mro__:
-        if klass is base:
-            break
+    mro = cls.__mro__
+    after = mro.index(base)
+    for position, klass in enumerate(mro):
+        if klass is base or klass is ModelSubclass or klass is object or "_rpc_class" in klass.__dict__:
+            continue
         for name, value in vars(klass).items():
             if name in names or name in _OWN_NAMES or (_is_dunder(name) and name not in _MEMBER_SPECIALS):
                 continue
+            if position > after and (name.startswith("_") or name in vars(base)):
+                continue  # a mixin's base after the model's class (unittest.TestCase): only what the model's lacks
             names.add(name)
             kind = ("static" if isinstance(value, staticmethod) else "classmethod" if isinstance(value, classmethod)
                     else "property" if hasattr(type(value), "__set__") else "method" if callable(value) else "data")

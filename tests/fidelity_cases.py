@@ -354,6 +354,16 @@ CASES = {
         "'x'.encode(name) found none (LookupError: unknown encoding: idna2008, 9 of idna 3.10's 32 tests); and "
         "bytes.decode hands the codec a read-only memoryview, which reached the model's `str(data, 'ascii')` as a "
         "proxy (TypeError: decoding to str: need a bytes-like object)"),
+    "model_mixin_in_a_tests_testcase": (
+        {"checks.py": "class Checks:\n    def assertDoubled(self, x, y):\n        self.assertEqual(2 * x, y)\n"},
+        {"test_checks.py": "import unittest\nfrom checks import Checks\n\nclass Base(unittest.TestCase):\n"
+                           "    def setUp(self):\n        self.factor = 2\n\n"
+                           "class TestMixed(Checks, Base):\n    def test_doubled(self):\n"
+                           "        self.assertDoubled(2, 4)\n        self.assertEqual(self.factor, 2)\n"
+                           "        with self.assertRaises(AssertionError):\n            self.assertDoubled(2, 5)\n"},
+        "a test's TestCase with the model's mixin first (`class Test02(ppt.TestParseResultsAsserts, TestCase)`): "
+        "TestCase.__init__ never ran (the model's object.__init__ got the method name: 'takes exactly one "
+        "argument'), and the mixin's `self.assertEqual` found nothing in the worker (pyparsing 3.1.4: 1,677 errors)"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"
