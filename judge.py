@@ -104,13 +104,16 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     tests_dir = judge_dir / "tests"
     tests_dir.mkdir()
     _write_tests(tests_dir, tests)
-    for sub in ("home", "tmp"):
-        (judge_dir / sub).mkdir()
+    (judge_dir / "home").mkdir()
+    (judge_dir / "mp").mkdir()  # multiprocessing's sockets (a test's Manager, forkserver): never in the tests' TMPDIR
     report, log = judge_dir / "report.xml", judge_dir / "pytest.log"
     # The worker's side: its HOME and TMPDIR, and the parent of pytest's basetemp (ours, so the
     # worker can write only inside each test's tmp_path).
     home, tmp = _fresh(stage / "home", 0o755), _fresh(stage / "tmp", 0o755)
     pytest_tmp = _fresh(stage / "pytest", 0o755)
+    # The tests' TMPDIR (tempfile.mkdtemp in a test): where the worker sees what they make, as in tmp_path.
+    tests_tmp = pytest_tmp / "tmp"
+    tests_tmp.mkdir(mode=0o755)
     stage.chmod(0o755)  # ours (not handed over): the worker may not replace pytest's temp root
     isolation.hand_over([workspace, home, tmp], conf.run_as)
     # As root the judge starts as root (to start the worker as uid 65534), then drops to a user
@@ -126,10 +129,10 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
             "test_command": test_command(sandbox, workspace, writable, network),
             "folder_slot": FOLDER_SLOT, "env_slot": ENV_SLOT, "commands_path": str(_runtime(sandbox) / "commands"),
             "env": worker_env, "workspace": str(workspace), "uid": conf.run_as,
-            "basetemp": str(pytest_tmp / "basetemp"), "judge_uid": judge_uid,
+            "basetemp": str(pytest_tmp / "basetemp"), "tests_tmp": str(tests_tmp), "mp_tmp": str(judge_dir / "mp"), "judge_uid": judge_uid,
             "log": str(judge_dir / "worker.log"), "record": str(judge_dir / "record.json"),
             "test_timeout": per_test_timeout(judged_limits(cfg)), "named": None if named is None else sorted(named)}
-    env = {**isolation.clean_environment(judge_dir / "home", judge_dir / "tmp", sandbox.python.parent),
+    env = {**isolation.clean_environment(judge_dir / "home", tests_tmp, sandbox.python.parent),
            "PYTHONPATH": str(_runtime(sandbox)), "JUDGE_SPEC": json.dumps(spec)}
     argv = [sandbox.pytest_main(), "-q", "-p", "no:cacheprovider", "-p", "judge_entry", "--color=no", "--tb=short",
             "--continue-on-collection-errors",

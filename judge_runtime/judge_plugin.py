@@ -188,7 +188,7 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 # Where nothing is written while the tests run, whoever asks: the tests' folder (their code and
 # data), every folder the judge imports code from (sys.path: a file planted there, by a tarball a
 # test extracts or a path the model's code names, would run in the judge), and the files of the
-# judge's own folder (its record; its home/ and tmp/ below it are the tests' HOME and TMPDIR).
+# judge's own folder (its record; its home/ below it is the tests' HOME).
 _NO_WRITES_INTO = tuple(sorted({os.path.realpath(p) + os.sep for p in (TESTS_DIR, _HERE, *sys.path)
                                 if p and os.path.isdir(p)}))
 _JUDGE_DIR = os.path.realpath(os.path.dirname(TESTS_DIR))
@@ -218,10 +218,31 @@ def _writes_into_the_judge(event: str, args: tuple) -> bool:
 
 def _paths(event: str, args: tuple, made: bool = False) -> list[str]:
     """The paths an event of _PATHS_FIRST acts on (open's second argument is its mode; made: of
-    a link, only where it is made, as it may point anywhere)."""
+    a link, only where it is made, as it may point anywhere); a relative one given with a dir_fd
+    (shutil.rmtree's os.remove(name, dir_fd=...)) joined to where that descriptor is."""
     given = args[:1] if event in ("open", "os.listdir", "os.scandir") else \
         args[1:2] if made and event == "os.symlink" else args[:2]
-    return [os.fsdecode(p) for p in given if isinstance(p, (str, bytes, os.PathLike))]
+    offset = 1 if made and event == "os.symlink" else 0
+    paths = []
+    for index, p in enumerate(given, offset):
+        if not isinstance(p, (str, bytes, os.PathLike)):
+            continue
+        path = os.fsdecode(p)
+        fd_at = _DIR_FD_ARGUMENT.get(event, {}).get(index)
+        dir_fd = args[fd_at] if fd_at is not None and fd_at < len(args) else None
+        if type(dir_fd) is int and dir_fd >= 0 and not os.path.isabs(path):  # (-1: none given)
+            try:
+                path = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), path)
+            except OSError:  # no /proc (macOS, Windows): relative to the working folder, as before
+                pass
+        paths.append(path)
+    return paths
+
+
+# Where an audit event gives the dir_fd a path argument is relative to: event -> {path index: dir_fd index}.
+_DIR_FD_ARGUMENT = {"os.remove": {0: 1}, "os.rmdir": {0: 1}, "os.mkdir": {0: 2}, "os.chmod": {0: 2},
+                    "os.chown": {0: 3}, "os.utime": {0: 3}, "os.rename": {0: 2, 1: 3}, "os.link": {0: 2, 1: 3},
+                    "os.symlink": {1: 2}, "os.mkfifo": {0: 2}, "os.mknod": {0: 3}}
 
 
 def _reads_a_tests_source(args: tuple) -> bool:
@@ -607,7 +628,7 @@ class Worker:
         self.env0_data = dict(os.environ._data)  # type: ignore[attr-defined]
         self.sent: dict = {}
         self.random_pending = False
-        self.basetemp_seen = None
+        self.temp_seen: dict = {}
         self.ran_over = False
 
     def connection(self) -> rpc.Connection:
@@ -748,42 +769,51 @@ class Worker:
             msg["s"] = state
 
     def _basetemp_changed(self) -> bool:
-        """A folder appeared in pytest's temp root since the last hand-over (tmp_path_factory.mktemp
-        in a test). Files and folders a test makes inside its tmp_path are already open to the
-        worker (our umask is 0, see the end of this module), so one stat per call is enough."""
-        try:
-            st = os.stat(self.spec["basetemp"])
-        except OSError:
-            return False
-        seen, self.basetemp_seen = self.basetemp_seen, (st.st_ino, st.st_mtime_ns)
-        return seen != self.basetemp_seen
+        """A folder or file appeared in pytest's temp root or the tests' TMPDIR since the last
+        hand-over (tmp_path_factory.mktemp, tempfile.mkdtemp or mkstemp in a test). Files and
+        folders a test makes inside them are already open to the worker (our umask is 0, see the
+        end of this module), so one stat per root and call is enough."""
+        changed = False
+        for root in self._temp_roots():
+            try:
+                st = os.stat(root)
+            except OSError:
+                continue
+            seen = (st.st_ino, st.st_mtime_ns)
+            if self.temp_seen.get(root) != seen:
+                self.temp_seen[root], changed = seen, True
+        return changed
+
+    def _temp_roots(self) -> tuple:
+        return (self.spec["basetemp"], self.spec["tests_tmp"])
 
     def hand_over_tmp(self) -> None:
-        """pytest makes tmp_path folders 0700 and the test's files 0644; the worker runs as
-        another user, so open what we own below basetemp to it. We run unprivileged by now (see
-        the end of this module), never change what we do not own, and never follow a link we see."""
+        """pytest makes tmp_path folders 0700, tempfile makes its folders 0700 and files 0600; the
+        worker runs as another user, so open what we own below both roots to it (a test's temp files
+        are the model's code's to read and change, as in a plain run). We run unprivileged by now
+        (see the end of this module), never change what we do not own, and never follow a link we see."""
         if sys.platform != "linux":
             return  # another user only when the agent is root (Linux)
-        base = self.spec["basetemp"]
-        try:
-            os.chmod(base, 0o755)
-        except OSError:
-            return
         me = os.geteuid()
-        for _root, dirs, files, dir_fd in os.fwalk(base, follow_symlinks=False):
-            for name in dirs + files:
-                try:  # open without following, then check and change what was opened (no race with a swap)
-                    fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
-                except OSError:
-                    continue
-                try:
-                    st = os.fstat(fd)
-                    if st.st_uid == me and (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
-                        os.chmod(f"/proc/self/fd/{fd}", 0o777 if stat.S_ISDIR(st.st_mode) else 0o666)
-                except OSError:
-                    pass
-                finally:
-                    os.close(fd)
+        for base in self._temp_roots():
+            try:
+                os.chmod(base, 0o755)
+            except OSError:
+                continue
+            for _root, dirs, files, dir_fd in os.fwalk(base, follow_symlinks=False):
+                for name in dirs + files:
+                    try:  # open without following, then check and change what was opened (no race with a swap)
+                        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+                    except OSError:
+                        continue
+                    try:
+                        st = os.fstat(fd)
+                        if st.st_uid == me and (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+                            os.chmod(f"/proc/self/fd/{fd}", 0o777 if stat.S_ISDIR(st.st_mode) else 0o666)
+                    except OSError:
+                        pass
+                    finally:
+                        os.close(fd)
 
     def stop(self) -> None:
         """Close the pipe, give the worker a moment to exit by itself (its atexit hooks run in
@@ -1257,6 +1287,11 @@ class ModelCodecs:
         _UNREGISTER(cls.search)
         _REGISTER(cls.search)
 
+
+# The tests' TMPDIR is open to the worker (Worker.hand_over_tmp), so multiprocessing keeps its
+# folder of sockets elsewhere: a forkserver's socket (no key before Python 3.13) in a folder the
+# worker could open would let the model's code ask the judge's forkserver to run what it sends.
+multiprocessing.process.current_process()._config["tempdir"] = SPEC["mp_tmp"]  # type: ignore[attr-defined]
 
 _REGISTER, _UNREGISTER = codecs.register, codecs.unregister
 codecs.register(ModelCodecs.search)

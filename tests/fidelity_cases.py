@@ -364,6 +364,24 @@ CASES = {
         "a test's TestCase with the model's mixin first (`class Test02(ppt.TestParseResultsAsserts, TestCase)`): "
         "TestCase.__init__ never ran (the model's object.__init__ got the method name: 'takes exactly one "
         "argument'), and the mixin's `self.assertEqual` found nothing in the worker (pyparsing 3.1.4: 1,677 errors)"),
+    "tests_tempfile_folders_handed_to_the_model": (
+        {"listing.py": "import os\n\ndef names(folder):\n    return sorted(os.listdir(folder))\n\n"
+                       "def read(path):\n    with open(path) as f:\n        return f.read()\n"},
+        {"test_listing.py": "import os\nimport shutil\nimport tempfile\nimport unittest\n"
+                            "from listing import names, read\n\nclass TestNames(unittest.TestCase):\n"
+                            "    def setUp(self):\n        self.dir = tempfile.mkdtemp()\n"
+                            "        for name in ('a', 'b'):\n"
+                            "            with open(os.path.join(self.dir, name), 'w') as f:\n"
+                            "                f.write(name)\n        os.mkdir(os.path.join(self.dir, 'sub'))\n"
+                            "        fd, self.path = tempfile.mkstemp()\n        os.write(fd, b'x')\n"
+                            "        os.close(fd)\n\n    def tearDown(self):\n        shutil.rmtree(self.dir)\n"
+                            "        os.remove(self.path)\n\n    def test_names(self):\n"
+                            "        self.assertEqual(names(self.dir), ['a', 'b', 'sub'])\n"
+                            "        self.assertEqual(read(self.path), 'x')\n"},
+        "a test's tempfile.mkdtemp()/mkstemp() handed to the model's code: the judge's TMPDIR was its own "
+        "folder, which the worker cannot see (FileNotFoundError), and the test's shutil.rmtree was refused "
+        "(os.remove(name, dir_fd=...) taken as relative to the working folder, the tests' own): pathspec 0.12.1, "
+        "13 of 119"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"

@@ -405,6 +405,32 @@ def test_only_an_object_the_test_built_answers_its_operators(sandbox, scratch):
     assert result["passed"] == 0, result["output"]
 
 
+@on_layers(RULE_LAYERS)
+def test_the_tests_temp_files_are_the_models_and_multiprocessing_s_sockets_are_not(sandbox, scratch):
+    """A test's tempfile folders and files reach the model's code as in a plain run (the tests'
+    TMPDIR is open to the worker, as tmp_path is); multiprocessing's folder, where a forkserver's or
+    a Manager's socket lives, stays the judge's own."""
+    files = {"listing.py": "import os\n\ndef listing(path):\n    return sorted(os.listdir(path))\n"}
+    tests = {"test_listing.py": """
+        import multiprocessing.util
+        import os
+        import tempfile
+        import pytest
+        from listing import listing
+        def test_temp_folder_is_readable():
+            folder = tempfile.mkdtemp()
+            open(os.path.join(folder, "a"), "w").close()
+            assert listing(folder) == ["a"]
+        def test_multiprocessing_folder_is_not():
+            private = multiprocessing.util.get_temp_dir()
+            assert not private.startswith(tempfile.gettempdir() + os.sep)
+            with pytest.raises(OSError):
+                listing(private)
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert result["ok"] and result["passed"] == 2, result["output"]
+
+
 def test_an_installed_library_wins_over_a_workspace_module(sandbox, scratch):
     """pip is installed in every sandbox interpreter (a venv has it); a workspace pip.py must not
     answer for it when a trusted test imports it."""
