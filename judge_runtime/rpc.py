@@ -2051,6 +2051,34 @@ class ModelSubclass:
         _SUBCLASSES), which comes back as an instance of the test's class."""
         return object.__getattribute__(self, "_rpc_obj").__reduce_ex__(protocol)
 
+    def __init_subclass__(cls, **kwargs):
+        """A test's class with the model's class among its bases (`class T(lib.Mixin,
+        unittest.TestCase)`): a name that a class of the tests or unittest.TestCase defines is
+        theirs, wherever the model's class sits in the order (its `run`, `__call__`, `assertEqual`
+        or a helper of the tests' base would decide the test). The model's class answers only the
+        names no other class of the test's has."""
+        super().__init_subclass__(**kwargs)
+        mro, theirs_here = cls.__mro__, set()
+        for position, klass in enumerate(mro):
+            model = klass.__dict__.get("_rpc_class") is not None
+            if not model:
+                continue
+            for name in list(klass.__dict__):
+                if name in _OWN_NAMES or name in cls.__dict__:
+                    continue
+                theirs = next((k for k in mro[position + 1:] if k is not ModelSubclass and k is not object
+                               and k.__dict__.get("_rpc_class") is None and name in k.__dict__), None)
+                if theirs is not None and _is_first_model_definition(mro, position, name):
+                    type.__setattr__(cls, name, theirs.__dict__[name])
+                    theirs_here.add(name)
+        type.__setattr__(cls, "_rpc_theirs", frozenset(theirs_here))  # (no callback of the model's to them)
+
+
+def _is_first_model_definition(mro, position: int, name: str) -> bool:
+    """The model's class at `position` is the first class in the order that defines `name`, so
+    plain Python would take the model's."""
+    return not any(name in k.__dict__ for k in mro[:position])
+
 
 def _bind(wrapper, obj, conn) -> None:
     object.__setattr__(wrapper, "_rpc_obj", obj)
@@ -2126,7 +2154,8 @@ _MEMBER_SPECIALS = _BINARY_SPECIALS | {"__init__", "__repr__", "__str__", "__len
                                        "__call__", "__hash__", "__bool__", "__enter__", "__exit__", "__neg__",
                                        "__pos__", "__abs__", "__invert__", "__index__", "__int__", "__float__"}
 _OWN_NAMES = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__",
-                        "_rpc_class", "_rpc_sub", "_rpc_overrides", "__init_subclass__", "__classcell__"})
+                        "_rpc_class", "_rpc_sub", "_rpc_overrides", "_rpc_theirs", "__init_subclass__",
+                        "__classcell__"})
 
 
 def _worker_subclass(cls):
@@ -2141,14 +2170,20 @@ def _worker_subclass(cls):
     overrides, names = [], set()
     mro = cls.__mro__
     after = mro.index(base)
+    theirs = set().union(*(k.__dict__.get("_rpc_theirs", ()) for k in mro))  # (ModelSubclass.__init_subclass__)
     for position, klass in enumerate(mro):
         if klass is base or klass is ModelSubclass or klass is object or "_rpc_class" in klass.__dict__:
             continue
         for name, value in vars(klass).items():
             if name in names or name in _OWN_NAMES or (_is_dunder(name) and name not in _MEMBER_SPECIALS):
                 continue
-            if position > after and (name.startswith("_") or name in vars(base)):
-                continue  # a mixin's base after the model's class (unittest.TestCase): only what the model's lacks
+            if position > after and (name.startswith("_") or name in vars(base)
+                                     or not _callback_after_the_model(conn, klass, name, value)):
+                continue  # a mixin's base after the model's class: only what the model's lacks, of the tests' own
+            if name in theirs and (name.startswith("_") or not _callback_after_the_model(
+                    conn, next(k for k in mro[after:] if k.__dict__.get("_rpc_class") is None and name in k.__dict__),
+                    name, value)):
+                continue  # unittest's machinery, kept over the model's own: not the model's to call
             names.add(name)
             kind = ("static" if isinstance(value, staticmethod) else "classmethod" if isinstance(value, classmethod)
                     else "property" if hasattr(type(value), "__set__") else "method" if callable(value) else "data")
@@ -2160,6 +2195,19 @@ def _worker_subclass(cls):
     type.__setattr__(cls, "_rpc_overrides", frozenset(names))
     conn.subclasses[("class", sub._rpc_handle)] = cls
     return sub
+
+
+def _callback_after_the_model(conn, klass, name: str, value) -> bool:
+    """What the model's mixin may call on `self` from a class after it in a test's class: a name
+    of a class the tests define (their base with its helpers), or one of unittest's own assertion
+    methods (`self.assertEqual`); never the rest of unittest's machinery (`addTypeEqualityFunc`,
+    `run`, `skipTest`, `subTest`, `addCleanup`), which would let it decide how the test's checks go."""
+    if name.startswith(("assert", "fail")) and type(value) is types.FunctionType \
+            and klass.__module__ in ("unittest.case", "unittest"):
+        return True
+    module = sys.modules.get(klass.__module__)
+    where = getattr(module, "__file__", None)
+    return conn._trusted is not None and type(where) is str and os.path.abspath(where).startswith(conn._trusted)
 
 
 def _plain(value) -> bool:
