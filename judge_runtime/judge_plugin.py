@@ -9,6 +9,7 @@ is written. stdlib + pytest only: this runs in the sandbox interpreter.
 """
 from __future__ import annotations
 
+import _codecs
 import ast
 import builtins
 import codecs
@@ -1296,6 +1297,7 @@ multiprocessing.process.current_process()._config["tempdir"] = SPEC["mp_tmp"]  #
 _REGISTER, _UNREGISTER = codecs.register, codecs.unregister
 codecs.register(ModelCodecs.search)
 codecs.register, codecs.unregister = ModelCodecs.register, ModelCodecs.unregister
+_codecs.register, _codecs.unregister = ModelCodecs.register, ModelCodecs.unregister  # (a library's own `_codecs` call)
 
 # As root, start the worker now (only root can start it as its own user), then drop to the
 # judge's own unprivileged user before any test runs: the judge never acts as root on paths the
