@@ -1477,7 +1477,9 @@ def _expected_methods(config, cls) -> list[str]:
 
 def _test_classes(config, module) -> list[type]:
     """The classes pytest collects from a test module (as it does: by name or as a
-    unittest.TestCase, `__test__` not false, no __init__), nested test classes too."""
+    unittest.TestCase, `__test__` not false, no __init__), nested test classes too; and a class
+    named as a test class on a base of the model's code, whose constructor (the model's `__init__`,
+    the judge's `__new__`) pytest refuses: its tests are expected, never collected, an error."""
     import unittest
     found, todo = [], [v for v in vars(module).values() if isinstance(v, type)]
     while todo:
@@ -1485,8 +1487,9 @@ def _test_classes(config, module) -> list[type]:
         case = issubclass(cls, unittest.TestCase)
         if cls in found or not getattr(cls, "__test__", True) or _tests_folder_file(cls) is None:
             continue
-        if case or (_matches(config, "python_classes", cls.__name__) and "__init__" not in vars(cls)
-                    and cls.__init__ is object.__init__):
+        if case or (_matches(config, "python_classes", cls.__name__) and (
+                ("__init__" not in vars(cls) and cls.__init__ is object.__init__)
+                or issubclass(cls, rpc.ModelSubclass))):  # an __init__ or __new__ of the model's base never hides tests
             found.append(cls)
             todo += [v for v in vars(cls).values() if isinstance(v, type) and not case]
     return found

@@ -2058,7 +2058,7 @@ class ModelSubclass:
         or a helper of the tests' base would decide the test). The model's class answers only the
         names no other class of the test's has."""
         super().__init_subclass__(**kwargs)
-        mro, theirs_here = cls.__mro__, set()
+        mro, theirs_here = cls.__mro__, {}
         for position, klass in enumerate(mro):
             model = klass.__dict__.get("_rpc_class") is not None
             if not model:
@@ -2070,8 +2070,8 @@ class ModelSubclass:
                                and k.__dict__.get("_rpc_class") is None and name in k.__dict__), None)
                 if theirs is not None and _is_first_model_definition(mro, position, name):
                     type.__setattr__(cls, name, theirs.__dict__[name])
-                    theirs_here.add(name)
-        type.__setattr__(cls, "_rpc_theirs", frozenset(theirs_here))  # (no callback of the model's to them)
+                    theirs_here[name] = theirs
+        type.__setattr__(cls, "_rpc_theirs", theirs_here)  # (what the model's code may call back: their origin's rule)
 
 
 def _is_first_model_definition(mro, position: int, name: str) -> bool:
@@ -2159,9 +2159,10 @@ _OWN_NAMES = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__
 
 
 def _worker_subclass(cls):
-    """The worker's subclass for a test's class: made on first use, with a stub for each name the
-    test's classes (between cls and the local base) define, and each public name the classes after
-    it define and the model's class lacks (a mixin's `self.assertEqual`, unittest.TestCase's)."""
+    """The worker's subclass for a test's class: made on first use, with a stub for each name it
+    may call back (_callback_for_the_model): what the tests' own classes define (after the model's
+    class in the order, their public names only, and only those the model's class lacks), and
+    unittest's own assertions (a mixin's `self.assertEqual`), wherever they sit."""
     sub = cls.__dict__.get("_rpc_sub")
     if sub is not None:
         return sub
@@ -2170,24 +2171,27 @@ def _worker_subclass(cls):
     overrides, names = [], set()
     mro = cls.__mro__
     after = mro.index(base)
-    theirs = set().union(*(k.__dict__.get("_rpc_theirs", ()) for k in mro))  # (ModelSubclass.__init_subclass__)
+    theirs: dict = {}  # name -> the class it was kept from, over the model's (ModelSubclass.__init_subclass__)
+    for klass in reversed(mro):
+        theirs.update(klass.__dict__.get("_rpc_theirs", {}))
     for position, klass in enumerate(mro):
         if klass is base or klass is ModelSubclass or klass is object or "_rpc_class" in klass.__dict__:
             continue
         for name, value in vars(klass).items():
             if name in names or name in _OWN_NAMES or (_is_dunder(name) and name not in _MEMBER_SPECIALS):
                 continue
-            if position > after and (name.startswith("_") or name in vars(base)
-                                     or not _callback_after_the_model(conn, klass, name, value)):
-                continue  # a mixin's base after the model's class: only what the model's lacks, of the tests' own
-            if name in theirs and (name.startswith("_") or not _callback_after_the_model(
-                    conn, next(k for k in mro[after:] if k.__dict__.get("_rpc_class") is None and name in k.__dict__),
-                    name, value)):
-                continue  # unittest's machinery, kept over the model's own: not the model's to call
+            if position > after and (name.startswith("_") or name in vars(base)):
+                continue  # a mixin's base after the model's class: only the public names the model's lacks
+            origin = theirs[name] if name in theirs and theirs[name].__dict__.get(name) is value else klass
+            if origin is not klass and name.startswith("_"):
+                continue
+            if not _callback_for_the_model(conn, origin, name, value):
+                continue  # unittest's machinery (`run`, `addTypeEqualityFunc`, `skipTest`): not the model's to call
             names.add(name)
             kind = ("static" if isinstance(value, staticmethod) else "classmethod" if isinstance(value, classmethod)
                     else "property" if hasattr(type(value), "__set__") else "method" if callable(value) else "data")
-            overrides.append([name, kind, value if kind == "data" and _plain(value) else None])
+            shown = kind == "data" and _plain(value) and not _policy._test_class(conn, cls)  # a TestCase's data: the tests'
+            overrides.append([name, kind, value if shown else None])
     token = len(conn.subclasses) + 1
     conn.subclasses[token] = cls
     sub = conn.request("subclass", base._rpc_class, cls.__name__, token, overrides, _dispatch)
@@ -2197,11 +2201,12 @@ def _worker_subclass(cls):
     return sub
 
 
-def _callback_after_the_model(conn, klass, name: str, value) -> bool:
-    """What the model's mixin may call on `self` from a class after it in a test's class: a name
-    of a class the tests define (their base with its helpers), or one of unittest's own assertion
-    methods (`self.assertEqual`); never the rest of unittest's machinery (`addTypeEqualityFunc`,
-    `run`, `skipTest`, `subTest`, `addCleanup`), which would let it decide how the test's checks go."""
+def _callback_for_the_model(conn, klass, name: str, value) -> bool:
+    """What the model's class may call on `self` of a test's class: a name a class of the tests
+    defines (their own methods and helpers), or one of unittest's own assertion functions
+    (`self.assertEqual`); never the rest of unittest's or another library's machinery
+    (`addTypeEqualityFunc`, `run`, `skipTest`, `subTest`, `addCleanup`), which would let it decide
+    how the test's checks go."""
     if name.startswith(("assert", "fail")) and type(value) is types.FunctionType \
             and klass.__module__ in ("unittest.case", "unittest"):
         return True
@@ -2223,8 +2228,9 @@ def _dispatch(mode: str, name: str, target, args: tuple, kwargs: dict):
     target = target if instance else cls
     if not (isinstance(cls, type) and issubclass(cls, ModelSubclass) and type(args) is tuple and type(kwargs) is dict):
         raise PermissionError("the worker may call back only the tests' own subclasses")
-    if mode == "local":
-        if not instance or type(name) is not str or name.startswith("_rpc"):
+    if mode == "local":  # (a TestCase's or a test class's instance holds the tests' data: never the model's to read)
+        if not instance or type(name) is not str or name.startswith("_rpc") or _policy._test_class(
+                object.__getattribute__(target, "_rpc_obj")._rpc_conn, cls):
             raise AttributeError(name)
         try:
             return object.__getattribute__(target, "__dict__")[name]
