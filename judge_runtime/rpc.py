@@ -886,6 +886,10 @@ class Connection:
             items = _items(obj, t)
             if items is not None and self.guarded and _policy._defined_here(self, obj):
                 return None  # a test's own dict or list subclass: by reference, its overrides kept
+            if items is not None and items[0] == "tuple" and not self.guarded:  # the model's tuple subclass
+                exact = tuple(items[1])  # (sqlparse's token types): kept, as a str subclass is (_KEPT)
+                return {"$": "kept", "v": self._enc_container(exact, False, ("tuple", exact), memo),
+                        "h": self._export(obj)["h"]}
             if items is not None:
                 encoded = self._enc_container(obj, False, items, memo)
                 if not self.guarded and items[0] in ("list", "dict", "set"):
@@ -1305,14 +1309,14 @@ def _live_class(kind: str) -> type:
 _LIVE = {kind: _live_class(kind) for kind in _MUTATORS}
 _LIVE_TYPES = frozenset(_LIVE.values())
 
-# A value of a subclass of str, int, float, complex or bytes that the model's code returns (an
-# IntEnum member, a str with an _repr_html_ method) arrives as its exact value in a subclass of
-# the base made here: every special method is the base type's own (==, hash, str, in and the
-# operators are decided here, on the value), and only what the base lacks is asked of the model's
-# object (member.name, result._repr_html_()).
+# A value of a subclass of str, int, float, complex, bytes or tuple that the model's code returns
+# (an IntEnum member, a str with an _repr_html_ method, sqlparse's token types) arrives as its
+# exact value in a subclass of the base made here: every special method is the base type's own
+# (==, hash, str, in and the operators are decided here, on the value), and only what the base
+# lacks is asked of the model's object (member.name, result._repr_html_(), T.Keyword.DML).
 _KEPT = {base: type(base.__name__, (base,), {"__module__": base.__module__, "__qualname__": base.__qualname__,
                                              "__getattr__": _ask_the_models_object})
-         for base in (str, int, float, complex, bytes)}
+         for base in (str, int, float, complex, bytes, tuple)}
 _KEPT_TYPES = frozenset(_KEPT.values())
 
 
@@ -1321,10 +1325,22 @@ def _dec_kept(conn, data, memo):
     _check(conn.guarded and type(value) in _KEPT and type(handle) is int and handle > 0, "a kept value")
     conn._arrival(handle, memo)
     kept = conn._kept.get(handle)
-    if kept is None or type(kept) is not _KEPT[type(value)] or kept != value:  # (one per object: `is` holds)
+    if kept is None or type(kept) is not _KEPT[type(value)] or not _same_value(kept, value):  # (one per object)
         kept = conn._kept[handle] = _KEPT[type(value)](value)
         kept._rpc_remote = conn._proxy(handle, {"k": "obj"})
     return kept
+
+
+def _same_value(kept, value) -> bool:
+    """The kept object still holds this value (a tuple's items by identity: comparing them could
+    ask the model's objects' own `==`)."""
+    if type(value) is tuple:
+        return len(kept) == len(value) and all(a is b or (type(a) is type(b) and type(a) in _SCALARS and a == b)
+                                               for a, b in zip(kept, value))
+    return kept == value
+
+
+_SCALARS = frozenset({str, int, float, bool, bytes, complex, type(None)})
 
 
 def _dec_ref(conn, data, memo):

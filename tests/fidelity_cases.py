@@ -382,6 +382,19 @@ CASES = {
         "folder, which the worker cannot see (FileNotFoundError), and the test's shutil.rmtree was refused "
         "(os.remove(name, dir_fd=...) taken as relative to the working folder, the tests' own): pathspec 0.12.1, "
         "13 of 119"),
+    "model_tuple_subclass_keeps_identity_and_attributes": (
+        {"tokens.py": "class _TokenType(tuple):\n    parent = None\n\n    def __getattr__(self, name):\n"
+                      "        new = _TokenType(self + (name,))\n        setattr(self, name, new)\n"
+                      "        new.parent = self\n        return new\n\nToken = _TokenType()\n"
+                      "Keyword = Token.Keyword\n\ndef kind(word):\n"
+                      "    return Keyword.DML if word.upper() == 'SELECT' else Token.Name\n"},
+        {"test_tokens.py": "import tokens\nfrom tokens import Keyword, kind\n\ndef test_types():\n"
+                           "    assert kind('select') is Keyword.DML and kind('x') is tokens.Token.Name\n"
+                           "    assert Keyword.DML == ('Keyword', 'DML') and Keyword.DML.parent is Keyword\n"
+                           "    assert [kind('select'), kind('select')][1] is Keyword.DML\n"},
+        "a tuple subclass of the model's (sqlparse's token types, `T.Keyword.DML`) crossed as a plain tuple: "
+        "`ttype is T.Keyword` failed and its attributes were gone ('tuple' object has no attribute 'Single': "
+        "about 90 of sqlparse 0.5.1's 461)"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"
