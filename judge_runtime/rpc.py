@@ -3,7 +3,7 @@ code), over two pipes, one JSON object per line. Never pickle: the judge must no
 the worker sends, so every message is plain JSON, decoded by the strict code below.
 
 Values cross by value when they are exact builtins (None, bool, int, float, str, bytes,
-bytearray, list, tuple, dict, set, frozenset, complex, range, slice, Ellipsis), pathlib paths,
+bytearray, list, tuple, dict, set, frozenset, complex, range, slice, Ellipsis, NotImplemented), pathlib paths,
 datetime objects, Decimal and Fraction. An instance of a *subclass* of a builtin type is
 converted with the base type's own methods (`list.__iter__`, `str.__str__`, ...), so its
 overrides never decide anything; comparisons then happen on exact builtins on the receiving
@@ -851,6 +851,8 @@ class Connection:
             return {"$": "type", "n": _BUILTIN_TYPE_NAMES[id(obj)]}
         elif obj is Ellipsis:
             return {"$": "ellipsis"}
+        elif obj is NotImplemented:  # (a comparison function's answer: semantic_version's compare)
+            return {"$": "notimplemented"}
         elif t is types.GenericAlias:  # Box[int]: rebuilt on the other side around the same origin
             return {"$": "alias", "o": self._enc(obj.__origin__, memo), "a": self._enc(obj.__args__, memo)}
         else:
@@ -1475,6 +1477,7 @@ _DECODERS = {
     "datetime": _values._dec_moment("datetime"), "time": _values._dec_moment("time"),
     "timedelta": _values._dec_timedelta, "decimal": _values._dec_decimal, "fraction": _values._dec_fraction,
     "slice": _values._dec_slice, "range": _values._dec_range, "ellipsis": lambda conn, data, memo: Ellipsis,
+    "notimplemented": lambda conn, data, memo: NotImplemented,
     "type": _values._dec_type, "ref": _dec_ref, "yours": _dec_yours,
     "exc": lambda conn, data, memo: conn._dec_exception(data, memo), "global": _dec_global, "alias": _dec_alias,
     "kept": _dec_kept, "namespace": _values._dec_namespace,

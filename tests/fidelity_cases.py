@@ -395,6 +395,13 @@ CASES = {
         "a tuple subclass of the model's (sqlparse's token types, `T.Keyword.DML`) crossed as a plain tuple: "
         "`ttype is T.Keyword` failed and its attributes were gone ('tuple' object has no attribute 'Single': "
         "about 90 of sqlparse 0.5.1's 461)"),
+    "model_returns_not_implemented": (
+        {"order.py": "def compare(a, b):\n    if '+' in a or '+' in b:\n        return NotImplemented\n"
+                     "    return (a > b) - (a < b)\n"},
+        {"test_order.py": "from order import compare\n\ndef test_compare():\n"
+                          "    assert compare('1', '2') == -1\n    assert compare('1+a', '1') is NotImplemented\n"},
+        "NotImplemented returned by the model's code came as a proxy: `is NotImplemented` failed (semantic_version's "
+        "compare)"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"

@@ -244,7 +244,7 @@ json_values = st.recursive(
     max_leaves=25)
 tags = st.sampled_from(["int", "float", "complex", "bytes", "memoryview", "bytearray", "list", "set", "dict", "tuple", "frozenset",
                         "ntuple", "m", "path", "date", "datetime", "time", "timedelta", "decimal", "fraction",
-                        "slice", "range", "ellipsis", "type", "ref", "yours", "exc", "global", "nope"])
+                        "slice", "range", "ellipsis", "notimplemented", "type", "ref", "yours", "exc", "global", "nope"])
 
 
 @st.composite
@@ -261,7 +261,7 @@ def replies(draw):
 
 
 ADMISSIBLE = (type(None), bool, int, float, complex, str, bytes, memoryview, bytearray, list, tuple, dict, set, frozenset,
-              range, slice, type(Ellipsis))
+              range, slice, type(Ellipsis), type(NotImplemented))
 
 
 @settings(max_examples=400, deadline=None)

@@ -34,7 +34,7 @@ Point = collections.namedtuple("Point", "x y")
 offsets = st.timedeltas(min_value=datetime.timedelta(hours=-23), max_value=datetime.timedelta(hours=23))
 zones = st.none() | st.just(datetime.timezone.utc) | st.builds(datetime.timezone, offsets)
 scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.binary()
-           | st.binary().map(bytearray) | st.binary().map(memoryview) | st.complex_numbers(allow_nan=False) | st.just(Ellipsis)
+           | st.binary().map(bytearray) | st.binary().map(memoryview) | st.complex_numbers(allow_nan=False) | st.just(Ellipsis) | st.just(NotImplemented)
            | st.dates() | st.times(timezones=zones) | st.datetimes(timezones=zones) | st.timedeltas()
            | st.decimals(allow_nan=False) | st.fractions()
            | st.builds(range, st.integers(), st.integers(), st.integers().filter(bool))
@@ -142,7 +142,7 @@ junk = st.recursive(
                   "i": st.integers(-1, 3), "n": inner, "f": inner, "c": st.sampled_from(["PosixPath", "Path", 1]),
                   "z": st.none() | st.fixed_dictionaries({"o": inner})}),
     max_leaves=10)
-ALLOWED = {type(None), type(Ellipsis), bool, int, float, str, bytes, memoryview, bytearray, complex, list, tuple, dict, set, frozenset, slice,
+ALLOWED = {type(None), type(Ellipsis), type(NotImplemented), bool, int, float, str, bytes, memoryview, bytearray, complex, list, tuple, dict, set, frozenset, slice,
            range, type, datetime.date, datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal,
            fractions.Fraction, pathlib.PosixPath, pathlib.PurePosixPath, pathlib.PureWindowsPath}
 
