@@ -2187,9 +2187,12 @@ def _worker_subclass(cls):
         return sub
     base = next(k for k in cls.__mro__ if k.__dict__.get("_rpc_class") is not None)
     conn = base._rpc_class._rpc_conn
-    overrides, names = [], set()
+    overrides, names = [], {}
     mro = cls.__mro__
     after = mro.index(base)
+    # A test class (a TestCase, or named as one) holds the tests' expected values and reference
+    # helpers: its model mixin calls back unittest's own assertions only.
+    test_class = _policy._test_class(conn, cls)
     theirs: dict = {}  # name -> the class it was kept from, over the model's (ModelSubclass.__init_subclass__)
     for klass in reversed(mro):
         theirs.update(klass.__dict__.get("_rpc_theirs", {}))
@@ -2204,34 +2207,40 @@ def _worker_subclass(cls):
             origin = theirs[name] if name in theirs and theirs[name].__dict__.get(name) is value else klass
             if origin is not klass and name.startswith("_"):
                 continue
-            if not _callback_for_the_model(conn, origin, name, value):
+            if not (_unittest_assertion_function(origin, name, value) if test_class
+                    else _callback_for_the_model(conn, origin, name, value)):
                 continue  # unittest's machinery (`run`, `addTypeEqualityFunc`, `skipTest`): not the model's to call
-            names.add(name)
             kind = ("static" if isinstance(value, staticmethod) else "classmethod" if isinstance(value, classmethod)
                     else "property" if hasattr(type(value), "__set__") else "method" if callable(value) else "data")
-            shown = kind == "data" and _plain(value) and not _policy._test_class(conn, cls)  # a TestCase's data: the tests'
-            overrides.append([name, kind, value if shown else None])
+            names[name] = kind
+            overrides.append([name, kind, value if kind == "data" and _plain(value) else None])
     token = len(conn.subclasses) + 1
     conn.subclasses[token] = cls
     sub = conn.request("subclass", base._rpc_class, cls.__name__, token, overrides, _dispatch)
     type.__setattr__(cls, "_rpc_sub", sub)
-    type.__setattr__(cls, "_rpc_overrides", frozenset(names))
+    type.__setattr__(cls, "_rpc_overrides", names)  # name -> kind: what _dispatch answers, and how
     conn.subclasses[("class", sub._rpc_handle)] = cls
     return sub
 
 
 def _callback_for_the_model(conn, klass, name: str, value) -> bool:
-    """What the model's class may call on `self` of a test's class: a name a class of the tests
-    defines (their own methods and helpers), or one of unittest's own assertion functions
-    (`self.assertEqual`); never the rest of unittest's or another library's machinery
+    """What the model's class may call on `self` of a test's subclass of it (not a test class): a
+    name a class of the tests defines (their overrides and helpers), or one of unittest's own
+    assertion functions; never the rest of unittest's or another library's machinery
     (`addTypeEqualityFunc`, `run`, `skipTest`, `subTest`, `addCleanup`), which would let it decide
     how the test's checks go."""
-    if name.startswith(("assert", "fail")) and type(value) is types.FunctionType \
-            and klass.__module__ in ("unittest.case", "unittest"):
+    if _unittest_assertion_function(klass, name, value):
         return True
     module = sys.modules.get(klass.__module__)
     where = getattr(module, "__file__", None)
     return conn._trusted is not None and type(where) is str and os.path.abspath(where).startswith(conn._trusted)
+
+
+def _unittest_assertion_function(klass, name: str, value) -> bool:
+    """One of unittest.TestCase's own assertions (`assertEqual`, `fail`): the only callbacks a
+    model mixin of a test class gets (it raises or returns None; the test's failure counts)."""
+    return name.startswith(("assert", "fail")) and type(value) is types.FunctionType \
+        and klass.__module__ in ("unittest.case", "unittest")
 
 
 def _plain(value) -> bool:
@@ -2255,7 +2264,10 @@ def _dispatch(mode: str, name: str, target, args: tuple, kwargs: dict):
             return object.__getattribute__(target, "__dict__")[name]
         except KeyError:
             raise AttributeError(name) from None
-    if name not in cls.__dict__.get("_rpc_overrides", ()):
+    kind = cls.__dict__.get("_rpc_overrides", {}).get(name) if type(name) is str else None
+    # The model's code may call this with any mode and name (it can reach it in a stub's closure):
+    # each name answers only as the kind it was handed as, data never.
+    if kind is None or (mode, kind) not in _DISPATCHED:
         raise PermissionError(f"{name!r} is not defined by the tests' class")
     if mode == "set":  # only through a property the test's class defines, never over a method
         descriptor = next((vars(k)[name] for k in cls.__mro__ if name in vars(k)), None)
@@ -2265,6 +2277,10 @@ def _dispatch(mode: str, name: str, target, args: tuple, kwargs: dict):
         return None
     value = getattr(target, name)
     return value if mode == "get" else value(*args, **kwargs)
+
+
+_DISPATCHED = {("call", "method"), ("call", "static"), ("call", "classmethod"), ("get", "property"),
+               ("set", "property")}
 
 
 def _tests_class(target, mode: str, name):
