@@ -566,13 +566,16 @@ def _test_case(conn, obj) -> bool:
 
 
 def _test_class(conn, cls) -> bool:
-    """A class of the tests pytest collects (or would, by its default name), a TestCase."""
+    """A class of the tests pytest collects (or would, by its default name), a TestCase. Any
+    unittest.TestCase of the judge is one, wherever it was made (`types.new_class("TestX", ...)`
+    names the `types` module as its home): the model's code has no class in the judge."""
+    unittest = sys.modules.get("unittest")
+    if unittest is not None and isinstance(cls, type) and issubclass(cls, unittest.TestCase):
+        return True
     if not _defined_here(conn, cls):
         return False
-    unittest = sys.modules.get("unittest")
     name = type.__getattribute__(cls, "__name__")
-    return name.startswith("Test") or TEST_CLASS_NAME(name) or cls in TEST_CLASSES or \
-        (unittest is not None and issubclass(cls, unittest.TestCase))
+    return name.startswith("Test") or TEST_CLASS_NAME(name) or cls in TEST_CLASSES
 
 
 def TEST_CLASS_NAME(name: str) -> bool:  # noqa: N802 - judge_plugin sets pytest's python_classes rule here
