@@ -888,6 +888,9 @@ class Connection:
             items = _items(obj, t)
             if items is not None and self.guarded and _policy._defined_here(self, obj):
                 return None  # a test's own dict or list subclass: by reference, its overrides kept
+            base = next((b for b in _KEPT if issubclass(t, b)), None)
+            if not self.guarded and base is not None and _overrides_its_base(t, base):
+                return None  # its own operators or methods answer: by reference, a proxy (the operator rule)
             if items is not None and items[0] == "tuple" and not self.guarded:  # the model's tuple subclass
                 exact = tuple(items[1])  # (sqlparse's token types): kept, as a str subclass is (_KEPT)
                 return {"$": "kept", "v": self._enc_container(exact, False, ("tuple", exact), memo),
@@ -1331,6 +1334,28 @@ def _dec_kept(conn, data, memo):
         kept = conn._kept[handle] = _KEPT[type(value)](value)
         kept._rpc_remote = conn._proxy(handle, {"k": "obj"})
     return kept
+
+
+def _overrides_its_base(t, base) -> bool:
+    """(worker) The model's subclass of a kept type defines something its base type answers
+    (`__eq__`, `__len__`, `__contains__`, `upper`, `__str__` ...): then a kept value, whose every
+    method is the base's, would answer for code that does otherwise (an unfinished `__eq__` that
+    raises would pass judged). Construction, pickling and the attribute machinery do not count,
+    nor the standard library's enum classes."""
+    names = _BASE_NAMES.setdefault(base, frozenset(dir(base)) - _NOT_ANSWERS)
+    for klass in type.__getattribute__(t, "__mro__"):
+        if klass in type.__getattribute__(base, "__mro__") or type.__getattribute__(klass, "__module__") == "enum":
+            continue
+        if any(name in names for name in type.__getattribute__(klass, "__dict__")):
+            return True
+    return False
+
+
+_BASE_NAMES: dict = {}
+_NOT_ANSWERS = frozenset({"__new__", "__init__", "__init_subclass__", "__getnewargs__", "__reduce__", "__reduce_ex__",
+                          "__doc__", "__module__", "__qualname__", "__dict__", "__weakref__", "__slots__",
+                          "__getattribute__", "__setattr__", "__delattr__", "__dir__", "__sizeof__",
+                          "__subclasshook__", "__class_getitem__", "__getstate__"})
 
 
 def _same_value(kept, value) -> bool:

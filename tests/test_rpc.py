@@ -92,10 +92,11 @@ def test_a_lying_subclass_arrives_as_its_exact_base(pair):
                          "class S(str):\n    def __eq__(s, o):\n        return True\n    __hash__ = str.__hash__\n"
                          "def make():\n    return L([1]), S('x')\n")
     lst, text = module.make()
-    # a str or list subclass of the model's keeps its methods (a copy that forwards them), never its __eq__
-    assert isinstance(text, str) and type(text).__eq__ is str.__eq__ and text != "y" and text == "x"
-    assert type(text).__hash__ is str.__hash__ and type(text).__mro__[1:] == (str, object)
+    # a list subclass of the model's keeps its methods (a copy that forwards them), never its __eq__;
+    # a str subclass that overrides what str answers comes by reference: `==` with a test's value is
+    # identity (the operator rule), never the model's True, nor str's own answer on the value
     assert isinstance(lst, list) and type(lst).__eq__ is list.__eq__ and lst != [2] and lst == [1]
+    assert not isinstance(text, str) and (text == "x") is False and (text != "x") is True
 
 
 def test_a_method_fetched_for_each_call_crosses_once(pair):
