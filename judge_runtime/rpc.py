@@ -889,12 +889,13 @@ class Connection:
             if items is not None and self.guarded and _policy._defined_here(self, obj):
                 return None  # a test's own dict or list subclass: by reference, its overrides kept
             base = next((b for b in _KEPT if issubclass(t, b)), None)
-            if not self.guarded and base is not None and _overrides_its_base(t, base):
+            shown = _overrides_of_its_base(t, base) if not self.guarded and base is not None else frozenset()
+            if shown - _DISPLAY:
                 return None  # its own operators or methods answer: by reference, a proxy (the operator rule)
             if items is not None and items[0] == "tuple" and not self.guarded:  # the model's tuple subclass
                 exact = tuple(items[1])  # (sqlparse's token types): kept, as a str subclass is (_KEPT)
                 return {"$": "kept", "v": self._enc_container(exact, False, ("tuple", exact), memo),
-                        "h": self._export(obj)["h"]}
+                        "h": self._export(obj)["h"], "d": sorted(shown)}
             if items is not None:
                 encoded = self._enc_container(obj, False, items, memo)
                 if not self.guarded and items[0] in ("list", "dict", "set"):
@@ -902,7 +903,7 @@ class Connection:
                 return encoded
             exact = _exact_scalar(obj, t)
             if type(exact) in _KEPT and not self.guarded:  # the model's IntEnum member, its str subclass
-                return {"$": "kept", "v": self._enc(exact, memo), "h": self._export(obj)["h"]}
+                return {"$": "kept", "v": self._enc(exact, memo), "h": self._export(obj)["h"], "d": sorted(shown)}
         except RecursionError:
             raise
         except Exception:
@@ -1314,13 +1315,52 @@ def _live_class(kind: str) -> type:
 _LIVE = {kind: _live_class(kind) for kind in _MUTATORS}
 _LIVE_TYPES = frozenset(_LIVE.values())
 
+def _overrides_of_its_base(t, base) -> frozenset:
+    """(worker) What the model's subclass of a kept type defines that its base type answers
+    (`__eq__`, `__len__`, `__contains__`, `upper`, `__str__` ...): but for how it shows itself
+    (_DISPLAY, asked of the model's object), a kept value, whose every method is the base's,
+    would answer for code that does otherwise (an unfinished `__eq__` that raises would pass
+    judged), so the value crosses by reference. Construction, pickling and the attribute machinery
+    do not count, nor the standard library's enum classes."""
+    names = _BASE_NAMES.setdefault(base, frozenset(dir(base)) - _NOT_ANSWERS)
+    found: set = set()
+    for klass in type.__getattribute__(t, "__mro__"):
+        if klass in type.__getattribute__(base, "__mro__") or type.__getattribute__(klass, "__module__") == "enum":
+            continue
+        found.update(name for name in type.__getattribute__(klass, "__dict__") if name in names)
+    return frozenset(found)
+
+
+_DISPLAY = frozenset({"__str__", "__repr__", "__format__"})  # a kept value asks the model's object for these
+
+
+def _shown_by_the_model(name: str, base: type):
+    """A kept value's __str__/__repr__/__format__: the model's object's own when its class
+    defines one (`def __str__(self): return self.name` on an enum), else the base type's."""
+    def show(self, *args):
+        if name in getattr(self, "_rpc_display", ()):
+            remote = self._rpc_remote
+            return _typed(remote._rpc_conn.request("op", name.strip("_"), remote, *args), (str,), name.strip("_") + "()")
+        return getattr(base, name)(self, *args)
+    show.__name__ = name
+    return show
+
+
+_BASE_NAMES: dict = {}
+_NOT_ANSWERS = frozenset({"__new__", "__init__", "__init_subclass__", "__getnewargs__", "__reduce__", "__reduce_ex__",
+                          "__doc__", "__module__", "__qualname__", "__dict__", "__weakref__", "__slots__",
+                          "__getattribute__", "__setattr__", "__delattr__", "__dir__", "__sizeof__",
+                          "__subclasshook__", "__class_getitem__", "__getstate__"})
+
+
 # A value of a subclass of str, int, float, complex, bytes or tuple that the model's code returns
 # (an IntEnum member, a str with an _repr_html_ method, sqlparse's token types) arrives as its
 # exact value in a subclass of the base made here: every special method is the base type's own
 # (==, hash, str, in and the operators are decided here, on the value), and only what the base
 # lacks is asked of the model's object (member.name, result._repr_html_(), T.Keyword.DML).
 _KEPT = {base: type(base.__name__, (base,), {"__module__": base.__module__, "__qualname__": base.__qualname__,
-                                             "__getattr__": _ask_the_models_object})
+                                             "__getattr__": _ask_the_models_object,
+                                             **{name: _shown_by_the_model(name, base) for name in _DISPLAY}})
          for base in (str, int, float, complex, bytes, tuple)}
 _KEPT_TYPES = frozenset(_KEPT.values())
 
@@ -1333,29 +1373,10 @@ def _dec_kept(conn, data, memo):
     if kept is None or type(kept) is not _KEPT[type(value)] or not _same_value(kept, value):  # (one per object)
         kept = conn._kept[handle] = _KEPT[type(value)](value)
         kept._rpc_remote = conn._proxy(handle, {"k": "obj"})
+    shown = data.get("d", [])
+    _check(type(shown) is list and all(type(n) is str and n in _DISPLAY for n in shown), "a kept value's display")
+    kept._rpc_display = frozenset(shown)
     return kept
-
-
-def _overrides_its_base(t, base) -> bool:
-    """(worker) The model's subclass of a kept type defines something its base type answers
-    (`__eq__`, `__len__`, `__contains__`, `upper`, `__str__` ...): then a kept value, whose every
-    method is the base's, would answer for code that does otherwise (an unfinished `__eq__` that
-    raises would pass judged). Construction, pickling and the attribute machinery do not count,
-    nor the standard library's enum classes."""
-    names = _BASE_NAMES.setdefault(base, frozenset(dir(base)) - _NOT_ANSWERS)
-    for klass in type.__getattribute__(t, "__mro__"):
-        if klass in type.__getattribute__(base, "__mro__") or type.__getattribute__(klass, "__module__") == "enum":
-            continue
-        if any(name in names for name in type.__getattribute__(klass, "__dict__")):
-            return True
-    return False
-
-
-_BASE_NAMES: dict = {}
-_NOT_ANSWERS = frozenset({"__new__", "__init__", "__init_subclass__", "__getnewargs__", "__reduce__", "__reduce_ex__",
-                          "__doc__", "__module__", "__qualname__", "__dict__", "__weakref__", "__slots__",
-                          "__getattribute__", "__setattr__", "__delattr__", "__dir__", "__sizeof__",
-                          "__subclasshook__", "__class_getitem__", "__getstate__"})
 
 
 def _same_value(kept, value) -> bool:

@@ -402,6 +402,15 @@ CASES = {
                           "    assert compare('1', '2') == -1\n    assert compare('1+a', '1') is NotImplemented\n"},
         "NotImplemented returned by the model's code came as a proxy: `is NotImplemented` failed (semantic_version's "
         "compare)"),
+    "model_enum_that_names_itself": (
+        {"colors.py": "import enum\n\nclass Color(enum.IntEnum):\n    RED = 1\n    BLUE = 2\n\n"
+                      "    def __str__(self):\n        return self.name.lower()\n\n"
+                      "def warmest():\n    return Color.RED\n"},
+        {"test_colors.py": "from colors import Color, warmest\n\ndef test_enum():\n"
+                           "    assert warmest() == 1 and warmest() is Color.RED and str(warmest()) == 'red'\n"
+                           "    assert f'{warmest()}' == 'red' and {1: 'x'}[warmest()] == 'x'\n"},
+        "an IntEnum of the model's that says its own `__str__`: compared with an int as its value, shown as the "
+        "model's `str` (red team round 59's rule keeps it: only how it shows itself is overridden)"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"

@@ -372,10 +372,11 @@ def test_held_a_plugin_module_of_the_model_named_in_pytest_plugins(sandbox, scra
 
 # H3 (held). The model's str/int/float/bytes subclasses and an IntEnum whose every method lies
 #    (__eq__, lower, strip, split, startswith, __contains__, __len__, __iter__, __str__,
-#    __format__, __index__, __round__, is_integer, hex, decode ...): rpc._KEPT keeps only the
-#    exact value in a local subclass whose methods are the base type's, so each assertion
-#    (`.lower() == ...`, `round(x, 2)`, f-strings, `json.dumps`, `math.isclose`, `in`, `sorted`)
-#    is decided on the exact value. None passes.
+#    __format__, __index__, __round__, is_integer, hex, decode ...). Since red team round 59 such a
+#    value comes by reference (it overrides what its base answers): what it says of itself
+#    (`.lower()`, `len`, `str`, `round`) is the model's answer, an exact value the test compares,
+#    as in a plain run; what compares the object itself with a test's value (`==`, `in`,
+#    `math.isclose`, `pytest.approx`, `json.dumps`, `range`) never passes.
 
 def test_held_kept_values_whose_methods_lie(sandbox, scratch):
     files = {"mylib.py": '''
@@ -449,7 +450,9 @@ def test_held_kept_values_whose_methods_lie(sandbox, scratch):
         def test_c_eq(): assert mylib.c() == 3
     """}
     result = judged(sandbox, scratch, files, tests)
-    assert result["passed"] == 0 and result["failed"] == 24, result["output"]
+    for name in ("s_eq", "s_in", "s_json", "i_eq", "i_range", "f_isclose", "f_approx", "b_eq", "c_eq"):
+        assert f"FAILED test_kept::test_{name}\n" in result["output"] + "\n", result["output"]
+    assert result["failed"] == 9 and result["passed"] == 15, result["output"]
 
 
 # ---------------------------------------------------------------------------------------------
