@@ -875,6 +875,8 @@ class Connection:
         try:
             if issubclass(t, tuple):
                 fields = _namedtuple_fields(t, tuple.__len__(obj))
+                if fields is not None and not self.guarded and _overrides_of_its_base(t, tuple) - _DISPLAY:
+                    return None  # a named tuple whose own `__eq__` ... answers: by reference (the operator rule)
                 if fields is not None:
                     memo.add(obj, obj, False)
                     encoded = {"$": "ntuple", "n": _class_name(t), "f": fields,
@@ -1324,8 +1326,10 @@ def _overrides_of_its_base(t, base) -> frozenset:
     do not count, nor the standard library's enum classes."""
     names = _BASE_NAMES.setdefault(base, frozenset(dir(base)) - _NOT_ANSWERS)
     found: set = set()
+    enum = sys.modules.get("enum")
     for klass in type.__getattribute__(t, "__mro__"):
-        if klass in type.__getattribute__(base, "__mro__") or type.__getattribute__(klass, "__module__") == "enum":
+        if klass in type.__getattribute__(base, "__mro__") or (  # enum's own classes, by identity (not by name)
+                enum is not None and getattr(enum, type.__getattribute__(klass, "__name__"), None) is klass):
             continue
         found.update(name for name in type.__getattribute__(klass, "__dict__") if name in names)
     return frozenset(found)
@@ -1349,7 +1353,7 @@ def _shown_by_the_model(name: str, base: type):
 _BASE_NAMES: dict = {}
 _NOT_ANSWERS = frozenset({"__new__", "__init__", "__init_subclass__", "__getnewargs__", "__reduce__", "__reduce_ex__",
                           "__doc__", "__module__", "__qualname__", "__dict__", "__weakref__", "__slots__",
-                          "__getattribute__", "__setattr__", "__delattr__", "__dir__", "__sizeof__",
+                          "__setattr__", "__delattr__", "__dir__", "__sizeof__",
                           "__subclasshook__", "__class_getitem__", "__getstate__"})
 
 
