@@ -60,17 +60,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import RULE_LAYERS, on_layers
+from test_redteam_round59 import fails_plain_and_judged
 from test_verdict_rules import attack, honest, judged, plain, sandbox  # noqa: F401 - sandbox is a fixture
 
 pytestmark = on_layers(RULE_LAYERS)
-
-
-def fails_plain_and_judged(sandbox, scratch, files, tests, failed: int):
-    """Plain pytest fails the model's code; the judge must not pass it."""
-    assert not plain(sandbox, scratch, files, tests).ok, "the code should fail an in-process run"
-    result = judged(sandbox, scratch, files, tests)
-    assert not result["ok"] and result["failed"] + result["errors"] >= failed, result["output"]
-    return result
 
 
 # ---------------------------------------------------------------------------------------------
