@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LAYERS, layer_sandbox
+from conftest import LAYERS, layer_sandbox, plain_sandbox
 from fidelity_cases import CASES
 from test_verdict_rules import judged
 
@@ -81,7 +81,7 @@ def _passed_judged(record: dict, tests: dict[str, str]) -> bool:
 
 def _judged_alone(sandbox, scratch: Path, name: str) -> dict:
     files, tests, what = CASES[name]
-    assert sandbox.run_pytest(_write(scratch / name / "plain", {**files, **tests}), scratch / name / "ps").ok, what
+    assert plain_sandbox(sandbox).run_pytest(_write(scratch / name / "plain", {**files, **tests}), scratch / name / "ps").ok, what
     return judged(sandbox, scratch / name, files, tests)  # (run again if the machine's load made a fork fail)
 
 
@@ -92,7 +92,7 @@ def test_ordinary_suites_pass_judged_as_they_pass_plain(sandbox, scratch, names)
     pass there is judged again alone (another case's code must not decide it), and must pass."""
     files = {rel: text for n in names for rel, text in CASES[n][0].items()}
     tests = {rel: text for n in names for rel, text in CASES[n][1].items()}
-    plain = sandbox.run_pytest(_write(scratch / "plain", {**files, **tests}), scratch / "plain-scratch")
+    plain = plain_sandbox(sandbox).run_pytest(_write(scratch / "plain", {**files, **tests}), scratch / "plain-scratch")
     assert plain.ok, plain.output
     judged(sandbox, scratch, files, tests)
     record = json.loads((scratch / "judge" / "record.json").read_text())

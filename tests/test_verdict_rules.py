@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LAYERS, RULE_LAYERS, layer_sandbox, on_layers
+from conftest import LAYERS, RULE_LAYERS, layer_sandbox, on_layers, plain_sandbox
 import tasks
 import verdict
 
@@ -38,13 +38,13 @@ _PLAIN: dict = {}
 
 
 def plain(sandbox, scratch: Path, files: dict, tests: dict):
-    """The same files and tests in one ordinary in-process pytest run in the sandbox (once per
-    session: what a plain run makes of them is the same on every layer)."""
+    """The same files and tests in one ordinary in-process pytest run (once per session, on
+    conftest.plain_sandbox: what a plain run makes of them is the same on every layer)."""
     key = json.dumps([files, tests], sort_keys=True)
     if key not in _PLAIN:
         folder = scratch / "plain"
         _write(folder, {**files, **tests})
-        _PLAIN[key] = sandbox.run_pytest(folder, scratch / "plain-scratch")
+        _PLAIN[key] = plain_sandbox(sandbox).run_pytest(folder, scratch / "plain-scratch")
     return _PLAIN[key]
 
 
