@@ -1434,15 +1434,17 @@ def _tests_folder_file(cls) -> "str | None":
     return real if real and real.startswith(TESTS_DIR + os.sep) else None
 
 
-def _module_of(path: str):
-    """The module imported from this file (pytest names test modules its own way)."""
+def _modules_by_file() -> dict:
+    """The real path of each loaded module's file -> the module loaded first from it (pytest names
+    test modules its own way). One realpath per module per check: hundreds are loaded."""
+    found: dict = {}
     for module in list(sys.modules.values()):
         if type(module) is not types.ModuleType:  # a proxy of the model's module may claim any file
             continue
         file = getattr(module, "__file__", None)
-        if isinstance(file, str) and os.path.realpath(file) == path:
-            return module
-    return None
+        if isinstance(file, str):
+            found.setdefault(os.path.realpath(file), module)
+    return found
 
 
 def _runs(item) -> tuple[str, str]:
@@ -1518,9 +1520,10 @@ def _tests_not_theirs(session) -> list[str]:
     modules = {item.nodeid.split("::")[0] for item in session.items} | {
         os.path.relpath(os.path.join(folder, name), root) for folder, _, names in os.walk(TESTS_DIR) for name in names
         if name.endswith(".py") and any(fnmatch.fnmatch(name, g) for g in config.getini("python_files"))}
+    loaded_from = _modules_by_file()
     for module in sorted(modules - errors):
         path = os.path.realpath(os.path.join(root, module))
-        loaded = _module_of(path)
+        loaded = loaded_from.get(path)
         if loaded is None:
             continue
         defs = _source_defs(path)
