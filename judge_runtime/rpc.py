@@ -875,7 +875,7 @@ class Connection:
         try:
             if issubclass(t, tuple):
                 fields = _namedtuple_fields(t, tuple.__len__(obj))
-                if fields is not None and not self.guarded and _overrides_of_its_base(t, tuple) - _DISPLAY:
+                if fields is not None and not self.guarded and _overrides_of_its_base(t, tuple, obj) - _DISPLAY:
                     return None  # a named tuple whose own `__eq__` ... answers: by reference (the operator rule)
                 if fields is not None:
                     memo.add(obj, obj, False)
@@ -891,7 +891,7 @@ class Connection:
             if items is not None and self.guarded and _policy._defined_here(self, obj):
                 return None  # a test's own dict or list subclass: by reference, its overrides kept
             base = next((b for b in _KEPT if issubclass(t, b)), None)
-            shown = _overrides_of_its_base(t, base) if not self.guarded and base is not None else frozenset()
+            shown = _overrides_of_its_base(t, base, obj) if not self.guarded and base is not None else frozenset()
             if shown - _DISPLAY:
                 return None  # its own operators or methods answer: by reference, a proxy (the operator rule)
             if items is not None and items[0] == "tuple" and not self.guarded:  # the model's tuple subclass
@@ -1317,22 +1317,58 @@ def _live_class(kind: str) -> type:
 _LIVE = {kind: _live_class(kind) for kind in _MUTATORS}
 _LIVE_TYPES = frozenset(_LIVE.values())
 
-def _overrides_of_its_base(t, base) -> frozenset:
-    """(worker) What the model's subclass of a kept type defines that its base type answers
-    (`__eq__`, `__len__`, `__contains__`, `upper`, `__str__` ...): but for how it shows itself
-    (_DISPLAY, asked of the model's object), a kept value, whose every method is the base's,
-    would answer for code that does otherwise (an unfinished `__eq__` that raises would pass
-    judged), so the value crosses by reference. Construction, pickling and the attribute machinery
-    do not count, nor the standard library's enum classes."""
-    names = _BASE_NAMES.setdefault(base, frozenset(dir(base)) - _NOT_ANSWERS)
-    found: set = set()
+def _overrides_of_its_base(t, base, obj=None) -> frozenset:
+    """(worker) What the model's code answers for a value of its subclass `t` of a kept type: an
+    allow-list rule. Every special method (dunder) its classes define and every name its base has
+    (`upper`, `count`) counts, found where `t`'s method resolution finds it (a class between `t`
+    and `base` but for the standard library's enum classes), and so does an attribute of the
+    object itself named like one of its base's (`w.count = 3` hides str.count). Only what
+    _KEPT_MAY_DEFINE lists does not: construction, the class statement's own names, copy and
+    pickle (a kept value's are the model's object's, _copied_by_the_model) and `__getattr__` (what
+    the base lacks is asked of the model's object). A kept value, whose every special method is
+    the base's, would otherwise answer for code that does otherwise (an unfinished `__eq__` or
+    `__bool__` that raises would pass judged); the caller sends such a value by reference, but
+    for how it shows itself (_DISPLAY, asked of the model's object)."""
+    mro = type.__getattribute__(t, "__mro__")
+    bases = type.__getattribute__(base, "__mro__")
+    names = _BASE_NAMES.setdefault(base, frozenset(dir(base)))
     enum = sys.modules.get("enum")
-    for klass in type.__getattribute__(t, "__mro__"):
-        if klass in type.__getattribute__(base, "__mro__") or (  # enum's own classes, by identity (not by name)
+    found: set = set()
+    for klass in mro:
+        if klass in bases or (  # enum's own classes, by identity (not by name)
                 enum is not None and getattr(enum, type.__getattribute__(klass, "__name__"), None) is klass):
             continue
-        found.update(name for name in type.__getattribute__(klass, "__dict__") if name in names)
+        for name in type.__getattribute__(klass, "__dict__"):
+            if name in found or name in _KEPT_MAY_DEFINE or not (name in names or _special(name)):
+                continue
+            owner = next(k for k in mro if name in type.__getattribute__(k, "__dict__"))
+            if owner is klass:  # (a mixin's `__contains__` behind tuple's own answers nothing)
+                found.add(name)
+    own = _instance_dict(obj)
+    found.update(name for name in own if type(name) is str and name in names)
     return frozenset(found)
+
+
+def _special(name: str) -> bool:
+    return len(name) > 4 and name[:2] == name[-2:] == "__"
+
+
+def _instance_dict(obj) -> dict:
+    try:
+        own = object.__getattribute__(obj, "__dict__") if obj is not None else {}
+    except AttributeError:  # (slots only: they are descriptors in its class)
+        return {}
+    return own if isinstance(own, dict) else {}
+
+
+# What the model's subclass of a kept type may define and still arrive kept (_overrides_of_its_base).
+_KEPT_MAY_DEFINE = frozenset({
+    "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__", "__annotations__",
+    "__orig_bases__", "__parameters__", "__firstlineno__", "__static_attributes__", "__classcell__",
+    "__match_args__",  # (what a class statement, typing and dataclasses write)
+    "__new__", "__init__", "__init_subclass__", "__class_getitem__", "__subclasshook__",  # making it
+    "__reduce__", "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__", "__getstate__", "__setstate__",
+    "__getattr__"})
 
 
 _DISPLAY = frozenset({"__str__", "__repr__", "__format__"})  # a kept value asks the model's object for these
@@ -1351,19 +1387,23 @@ def _shown_by_the_model(name: str, base: type):
 
 
 _BASE_NAMES: dict = {}
-_NOT_ANSWERS = frozenset({"__new__", "__init__", "__init_subclass__", "__getnewargs__", "__reduce__", "__reduce_ex__",
-                          "__doc__", "__module__", "__qualname__", "__dict__", "__weakref__", "__slots__",
-                          "__setattr__", "__delattr__", "__dir__", "__sizeof__",
-                          "__subclasshook__", "__class_getitem__", "__getstate__"})
+
+
+def _copied_by_the_model(self, protocol):
+    """copy, deepcopy and pickle of a kept value: the model's object's, as a proxy's are (its
+    `__reduce__`, `__getnewargs__`, `__new__` run in the worker, as they do plain)."""
+    return object.__getattribute__(self, "_rpc_remote").__reduce_ex__(protocol)
 
 
 # A value of a subclass of str, int, float, complex, bytes or tuple that the model's code returns
 # (an IntEnum member, a str with an _repr_html_ method, sqlparse's token types) arrives as its
 # exact value in a subclass of the base made here: every special method is the base type's own
 # (==, hash, str, in and the operators are decided here, on the value), and only what the base
-# lacks is asked of the model's object (member.name, result._repr_html_(), T.Keyword.DML).
+# lacks is asked of the model's object (member.name, result._repr_html_(), T.Keyword.DML), and so
+# are copy and pickle. Only values whose class overrides nothing it answers (_overrides_of_its_base).
 _KEPT = {base: type(base.__name__, (base,), {"__module__": base.__module__, "__qualname__": base.__qualname__,
                                              "__getattr__": _ask_the_models_object,
+                                             "__reduce_ex__": _copied_by_the_model,
                                              **{name: _shown_by_the_model(name, base) for name in _DISPLAY}})
          for base in (str, int, float, complex, bytes, tuple)}
 _KEPT_TYPES = frozenset(_KEPT.values())

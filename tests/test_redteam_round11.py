@@ -3,7 +3,7 @@ false "solved", or the hidden tests reach the model's code)."""
 from __future__ import annotations
 
 from conftest import RULE_LAYERS, on_layers
-from test_verdict_rules import judged, sandbox, refused  # noqa: F401 - sandbox is a fixture
+from test_verdict_rules import judged, plain, sandbox, refused  # noqa: F401 - sandbox is a fixture
 
 # Rules of the judge on Python's terms: one layer (conftest.RULE_LAYERS).
 pytestmark = on_layers(RULE_LAYERS)
@@ -163,13 +163,13 @@ def test_a_decorator_hands_the_tests_body_arguments_of_its_own(sandbox, scratch)
 
 
 # ---------------------------------------------------------------------------------------------
-# 3. (held) A kept value (the model's str subclass) asks the model's object for what its base
-#    lacks (rpc._ask_the_models_object), and copy.deepcopy looks `__deepcopy__` up on the
-#    instance: the model's class defines one that answers the expected value. Held: the kept
-#    value's link to the model's object is a plain proxy (_PLAIN_SPECIALS, no __deepcopy__, and
-#    Remote.__getattr__ never forwards it), so the copy is made from the value. (A worker whose
-#    rpc the model's code rewrote could first send a reference to the same handle with
-#    __deepcopy__ among its special methods: the one proxy per handle would then have it.)
+# 3. (held until round 61, then changed on purpose) A kept value (the model's str subclass) asks the
+#    model's object for what its base lacks, and copy.deepcopy looks `__deepcopy__` up on the
+#    instance: the model's class defines one that answers the expected value. The judge used to copy
+#    the value itself, stricter than a plain run. Since round 61 a class that defines `__copy__` or
+#    `__deepcopy__` is not kept (rpc._KEPT_MAY_DEFINE), and copy, deepcopy and pickle of a value of
+#    the model's are its own answers, as plain: a method of the model's code returning a value that
+#    the test compares with exact builtins. The test below now checks that judged agrees with plain.
 
 def test_a_deepcopy_of_a_kept_value_is_the_models_answer(sandbox, scratch):
     files = {"names.py": '''
@@ -192,7 +192,9 @@ def test_a_deepcopy_of_a_kept_value_is_the_models_answer(sandbox, scratch):
             assert copy.copy([names.full_name("Ada", "Lovelace")]) == ["Ada Lovelace"]
             assert copy.deepcopy({"n": names.full_name("Ada", "Lovelace")}) == {"n": "Ada Lovelace"}
     """}
-    refused(sandbox, scratch, files, tests, failed=2)
+    assert (plain(sandbox, scratch, files, tests).passed, plain(sandbox, scratch, files, tests).failed) == (1, 1)
+    result = judged(sandbox, scratch, files, tests)  # (a list's shallow copy keeps the "?": the second fails)
+    assert (result["passed"], result["failed"]) == (1, 1), result["output"]
 
 
 # ---------------------------------------------------------------------------------------------
