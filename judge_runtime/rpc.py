@@ -1365,7 +1365,9 @@ def _instance_dict(obj) -> dict:
 _KEPT_MAY_DEFINE = frozenset({
     "__module__", "__qualname__", "__doc__", "__dict__", "__weakref__", "__slots__", "__annotations__",
     "__orig_bases__", "__parameters__", "__firstlineno__", "__static_attributes__", "__classcell__",
-    "__match_args__",  # (what a class statement, typing and dataclasses write)
+    "__match_args__", "__type_params__", "__abstractmethods__", "__final__", "__dataclass_fields__",
+    "__dataclass_params__", "__protocol_attrs__", "__non_callable_proto_members__", "__callable_proto_members_only__",
+    "__slotnames__",  # (what a class statement, abc, typing and dataclasses write; copyreg's cache at the first copy)
     "__new__", "__init__", "__init_subclass__", "__class_getitem__", "__subclasshook__",  # making it
     "__reduce__", "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__", "__getstate__", "__setstate__",
     "__getattr__"})

@@ -411,6 +411,21 @@ CASES = {
                            "    assert f'{warmest()}' == 'red' and {1: 'x'}[warmest()] == 'x'\n"},
         "an IntEnum of the model's that says its own `__str__`: compared with an int as its value, shown as the "
         "model's `str` (red team round 59's rule keeps it: only how it shows itself is overridden)"),
+    "model_values_pickled_and_copied_by_their_own_class": (
+        {"shapes.py": "import enum\n\nclass Point(tuple):\n    def __new__(cls, x, y):\n"
+                      "        return super().__new__(cls, (x, y))\n\n    def __getnewargs__(self):\n"
+                      "        return tuple(self)\n\n    @property\n    def x(self):\n        return self[0]\n\n"
+                      "class Side(enum.IntEnum):\n    LEFT = 1\n    RIGHT = 2\n\n"
+                      "def corner():\n    return Point(1, 2)\n\ndef side():\n    return Side.RIGHT\n"},
+        {"test_shapes.py": "import copy\nimport pickle\nfrom shapes import Side, corner, side\n\n"
+                           "def test_round_trips():\n    p = corner()\n"
+                           "    assert copy.copy(p).x == 1 and copy.copy(p) == (1, 2)\n"
+                           "    assert pickle.loads(pickle.dumps(p)) == (1, 2)\n"
+                           "    assert copy.deepcopy([p])[0].x == 1\n    assert pickle.loads(pickle.dumps(side())) is Side.RIGHT\n"},
+        "pickle of an IntEnum member failed judged ('not the same object as builtins.int': the judge's kept "
+        "class claimed int's name), and copy of a kept tuple never ran the model's `__new__`/`__getnewargs__` "
+        "(red team round 61: copy and pickle of a kept value are the model's object's; copyreg's `__slotnames__`, "
+        "cached in the class at the first copy, does not make it an override)"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"
