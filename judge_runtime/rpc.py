@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import builtins
 import collections.abc
+import enum
 import itertools
 import json
 import keyword
@@ -1332,33 +1333,49 @@ def _overrides_of_its_base(t, base, obj=None) -> frozenset:
     mro = type.__getattribute__(t, "__mro__")
     bases = type.__getattribute__(base, "__mro__")
     names = _BASE_NAMES.setdefault(base, frozenset(dir(base)))
-    enum = sys.modules.get("enum")
     found: set = set()
     for klass in mro:
-        if klass in bases or (  # enum's own classes, by identity (not by name)
-                enum is not None and getattr(enum, type.__getattribute__(klass, "__name__"), None) is klass):
+        if klass in bases or klass in _ENUM_CLASSES:
             continue
-        for name in type.__getattribute__(klass, "__dict__"):
-            if name in found or name in _KEPT_MAY_DEFINE or not (name in names or _special(name)):
-                continue
-            owner = next(k for k in mro if name in type.__getattribute__(k, "__dict__"))
-            if owner is klass:  # (a mixin's `__contains__` behind tuple's own answers nothing)
+        space = type.__getattribute__(klass, "__dict__")
+        for name in space:
+            if type(name) is not str:  # (`locals()[Key("__bool__")] = f`: a key whose own methods could lie)
+                found.add("<a name that is not a str>")
+            elif name in ("__dict__", "__weakref__") and type(space[name]) is not types.GetSetDescriptorType:
+                found.add(name)  # (a `__dict__` property could hide the object's own attributes from the check)
+            elif name not in found and name not in _KEPT_MAY_DEFINE and (name in names or _special(name)) and \
+                    _owner(mro, name) is klass:  # (a mixin's `__contains__` behind tuple's own answers nothing)
                 found.add(name)
+    # how it shows itself: the model's object's wherever its class finds it outside the base (enum's repr too)
+    found.update(name for name in _DISPLAY if _owner(mro, name) not in bases)
     own = _instance_dict(obj)
-    found.update(name for name in own if type(name) is str and name in names)
+    if type(own) is not dict:  # (a dict subclass's own `__iter__` could hide what attribute lookup finds)
+        found.add("<an instance __dict__ that is not a dict>")
+    else:
+        found.update(name if type(name) is str else "<a name that is not a str>"
+                     for name in dict.keys(own) if type(name) is not str or name in names)
     return frozenset(found)
+
+
+def _owner(mro: tuple, name: str):
+    return next((k for k in mro if name in type.__getattribute__(k, "__dict__")), None)
+
+
+# The enum module's own classes, taken when this module loads (the model's code may rebind the
+# module's names later: `enum.Base = Base`): their overrides are enum's, not the model's.
+_ENUM_CLASSES = frozenset(getattr(enum, name) for name in ("Enum", "ReprEnum", "IntEnum", "StrEnum", "Flag", "IntFlag")
+                          if isinstance(getattr(enum, name, None), type))
 
 
 def _special(name: str) -> bool:
     return len(name) > 4 and name[:2] == name[-2:] == "__"
 
 
-def _instance_dict(obj) -> dict:
+def _instance_dict(obj):
     try:
-        own = object.__getattribute__(obj, "__dict__") if obj is not None else {}
+        return object.__getattribute__(obj, "__dict__") if obj is not None else {}
     except AttributeError:  # (slots only: they are descriptors in its class)
         return {}
-    return own if isinstance(own, dict) else {}
 
 
 # What the model's subclass of a kept type may define and still arrive kept (_overrides_of_its_base).
@@ -1429,9 +1446,15 @@ def _same_value(kept, value) -> bool:
     """The kept object still holds this value (a tuple's items by identity: comparing them could
     ask the model's objects' own `==`)."""
     if type(value) is tuple:
-        return len(kept) == len(value) and all(a is b or (type(a) is type(b) and type(a) in _SCALARS and a == b)
-                                               for a, b in zip(kept, value))
-    return kept == value
+        return len(kept) == len(value) and all(a is b or (type(a) is type(b) and type(a) in _SCALARS and
+                                                          _same_scalar(a, b)) for a, b in zip(kept, value))
+    return _same_scalar(kept, value)
+
+
+def _same_scalar(a, b) -> bool:
+    """== of the base type, but a NaN is itself (and -0.0 is not 0.0): one kept object per object."""
+    base = type(b)
+    return base.__repr__(a) == base.__repr__(b) if base in (float, complex) else base.__eq__(a, b) is True
 
 
 _SCALARS = frozenset({str, int, float, bool, bytes, complex, type(None)})
