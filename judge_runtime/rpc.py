@@ -1454,7 +1454,9 @@ def _same_value(kept, value) -> bool:
 def _same_scalar(a, b) -> bool:
     """== of the base type, but a NaN is itself (and -0.0 is not 0.0): one kept object per object."""
     base = type(b)
-    return base.__repr__(a) == base.__repr__(b) if base in (float, complex) else base.__eq__(a, b) is True
+    if base in (float, complex):
+        return getattr(base, "__repr__")(a) == repr(b)
+    return getattr(base, "__eq__")(a, b) is True
 
 
 _SCALARS = frozenset({str, int, float, bool, bytes, complex, type(None)})
