@@ -975,8 +975,8 @@ class Connection:
         t = type(exc)
         name = _BUILTIN_TYPE_NAMES.get(id(t))
         cls = {"$": "type", "n": name} if name else self._enc(t, memo)
-        args = BaseException.args.__get__(exc)
-        attrs = []
+        args = self._enc(tuple(BaseException.args.__get__(exc)), memo)  # (before the attributes, as they are read:
+        attrs = []  # CalledProcessError's `cmd` is in both)
         if name or _stdlib_name(t) is not None:  # attributes kept outside args (only when set)
             keys = (("filename", "filename2") if isinstance(exc, OSError) else ("name", "path")
                     if isinstance(exc, ImportError) else ("code",) if t is SystemExit else ())
@@ -990,7 +990,7 @@ class Connection:
                         attrs.append([key, self._enc(value, memo)])
                     except TypeError:
                         pass
-        desc = {"$": "exc", "c": cls, "a": self._enc(tuple(args), memo), "d": attrs,
+        desc = {"$": "exc", "c": cls, "a": args, "d": attrs,
                 "h": self._export(exc)["h"], "s": BaseException.__suppress_context__.__get__(exc)}  # (`from None`)
         if not self.guarded:
             desc["tb"] = _remote_traceback(exc)
