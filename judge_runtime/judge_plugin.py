@@ -465,6 +465,48 @@ if sys.platform == "linux":  # (before BUILTINS0: our open is the tests' startin
 REAL_SEED, random.seed = random.seed, _seed
 BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
 _UNSET = object()
+
+# A test's patch of a standard-library module's attribute (`mock.patch("subprocess.run")`,
+# `monkeypatch.setattr(time, "sleep", ...)`, `monkeypatch.setattr(os, "isatty", ...)`) is the model's
+# code's too, as in a plain run: monkeypatch and mock note here what they patch, and each question
+# to the worker carries the patches in force (Worker._outgoing; the worker applies them, and leaves
+# out what its own code calls: rpc.own_calls). `sys` and `builtins` have rules of their own.
+PATCHED: dict = {}  # (module name, attribute) -> its value before the tests' first patch of it
+
+
+def _note_patch(target, name, before) -> None:
+    if type(target) is types.ModuleType and type(name) is str and (target.__name__, name) not in PATCHED:
+        module = target.__name__
+        if module.partition(".")[0] in sys.stdlib_module_names and module not in ("sys", "builtins"):
+            PATCHED[(module, name)] = _UNSET if before is _pytest.compat.NOTSET else before
+
+
+def _noting_monkeypatch(real):
+    def patch(self, *args, **kwargs):
+        done = len(self._setattr)
+        try:
+            return real(self, *args, **kwargs)
+        finally:
+            for target, name, before in self._setattr[done:]:
+                _note_patch(target, name, before)
+    return patch
+
+
+def _noting_mock_patch(real):
+    def enter(self):
+        result = real(self)
+        before = getattr(self, "temp_original", _UNSET)  # (DEFAULT: created by the patch)
+        _note_patch(self.target, self.attribute, _UNSET if before is unittest.mock.DEFAULT else before)
+        return result
+    return enter
+
+
+import _pytest.compat  # noqa: E402 (pytest's own: loaded already)
+import _pytest.monkeypatch  # noqa: E402
+
+_pytest.monkeypatch.MonkeyPatch.setattr = _noting_monkeypatch(_pytest.monkeypatch.MonkeyPatch.setattr)
+_pytest.monkeypatch.MonkeyPatch.delattr = _noting_monkeypatch(_pytest.monkeypatch.MonkeyPatch.delattr)
+unittest.mock._patch.__enter__ = _noting_mock_patch(unittest.mock._patch.__enter__)
 REAL_POPEN = subprocess.Popen  # the tests' Popen is JudgedPopen (below); ours is the real one
 
 
@@ -644,6 +686,7 @@ class Worker:
             self.proc, read_fd, write_fd = launch(self.spec)
         self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None}
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
+        self.patches_seen: list = []
         self.conn = rpc.Connection(os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb"), guarded=True,
                                    outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
                                    trusted_folder=TESTS_DIR)
@@ -763,6 +806,12 @@ class Worker:
             self.builtins_seen = dict(vars(builtins))
             patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
             state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
+        if PATCHED:  # the tests' patches of the standard library in force (see PATCHED)
+            now = [(module, name, vars(sys.modules[module]).get(name, _UNSET)) for (module, name), before
+                   in PATCHED.items() if module in sys.modules and vars(sys.modules[module]).get(name, _UNSET) is not before]
+            if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
+                self.patches_seen = [(m, n, id(v)) for m, n, v in now]
+                state["patches"] = [[m, n] + ([] if v is _UNSET else [self.conn.encode_value(v)]) for m, n, v in now]
         if self.random_pending:  # random.seed(7) in a test seeds the model's random too
             self.random_pending = False
             state["random"] = self.conn.encode_value(random.getstate())

@@ -109,6 +109,43 @@ class _Bytes:
         pass
 
 
+# What the worker's own code runs on: a test's patch of these modules is not applied here (the
+# transport would run the test's function), nor of what own_calls finds our code reading.
+OWN_MODULES = frozenset({"json", "threading", "_thread", "io", "_io", "select", "selectors", "socket", "pickle",
+                         "copyreg", "importlib", "queue", "weakref", "gc", "traceback", "linecache"})
+_UNSET = object()
+
+
+def own_calls(modules) -> frozenset:
+    """(module, attribute) pairs the functions of these modules read when they run (`os.write`,
+    `select.select`, `os.path.join`): read from their bytecode, where a loaded name that is a
+    module is followed by attribute reads. (What a module or class body reads ran at import.)"""
+    import dis
+    import inspect
+    found = set()
+    for module in modules:
+        with open(module.__file__, encoding="utf-8") as source:
+            codes = [compile(source.read(), module.__file__, "exec")]
+        space = vars(module)
+        while codes:
+            code = codes.pop()
+            codes.extend(c for c in code.co_consts if isinstance(c, type(code)))
+            if not code.co_flags & inspect.CO_OPTIMIZED:
+                continue
+            held = None
+            for ins in dis.get_instructions(code):
+                if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "IMPORT_NAME"):
+                    name = str(ins.argval)
+                    held = space.get(name) if type(space.get(name)) is type(sys) else sys.modules.get(name)
+                elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM") and held is not None:
+                    found.add((held.__name__, str(ins.argval)))
+                    held = getattr(held, str(ins.argval), None)
+                    held = held if type(held) is type(sys) else None
+                else:
+                    held = None
+    return frozenset(found)
+
+
 def take_channel():
     """Our ends of the judge's pipes (stdin, stdout), moved off fds 0 and 1."""
     fd_in, fd_out = os.dup(0), os.dup(1)  # not inheritable (PEP 446)
@@ -117,6 +154,13 @@ def take_channel():
     os.dup2(2, 1)
     os.close(null)
     return fd_in, fd_out
+
+
+def _set(module, name: str, value) -> None:
+    if value is _UNSET:
+        vars(module).pop(name, None)
+    else:
+        setattr(module, name, value)
 
 
 def main():
@@ -128,6 +172,8 @@ def main():
     sys.argv = [os.path.join(workspace, "__judged__")]
     base_env, base_argv, base_stdin = dict(os.environ), list(sys.argv), NoInput()
     base_builtins, test_patched = dict(vars(builtins)), set()
+    originals: dict = {}  # (module, attribute) -> its value before the tests' first patch of it here
+    ours: list = []  # own_calls, read at the first patch
     out, err = Capture(), Capture()
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
@@ -170,6 +216,24 @@ def main():
                 setattr(builtins, name, value)
             test_patched.clear()
             test_patched.update(patched)
+        if "patches" in state:  # the test's patches of the standard library in force; those it undid, back
+            if not ours:
+                ours.append(own_calls([sys.modules[__name__]] + [m for n, m in list(sys.modules.items())
+                                                                  if n.startswith("_judge_rpc")]))
+            wanted = {}
+            for entry in state["patches"]:
+                module, name = str(entry[0]), str(entry[1])
+                if module.partition(".")[0] in OWN_MODULES or (module, name) in ours[0] or \
+                        module.partition(".")[0] not in sys.stdlib_module_names or module in ("sys", "builtins"):
+                    continue
+                wanted[(module, name)] = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
+            for key in list(originals):
+                if key not in wanted:
+                    _set(sys.modules[key[0]], key[1], originals.pop(key))
+            for (module, name), value in wanted.items():
+                target = sys.modules.get(module) or __import__("importlib").import_module(module)
+                originals.setdefault((module, name), vars(target).get(name, _UNSET))
+                _set(target, name, value)
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)

@@ -426,6 +426,33 @@ CASES = {
         "class claimed int's name), and copy of a kept tuple never ran the model's `__new__`/`__getnewargs__` "
         "(red team round 61: copy and pickle of a kept value are the model's object's; copyreg's `__slotnames__`, "
         "cached in the class at the first copy, does not make it an override)"),
+    "model_raises_called_process_error": (
+        {"git_tools.py": "import subprocess\n\ndef branch():\n"
+                         "    raise subprocess.CalledProcessError(128, ['git', 'branch'], '', 'fatal: not a repository')\n"},
+        {"test_git_tools.py": "import subprocess\nimport pytest\nfrom git_tools import branch\n\n"
+                              "def test_not_a_repository():\n"
+                              "    with pytest.raises(subprocess.CalledProcessError) as raised:\n        branch()\n"
+                              "    assert raised.value.returncode == 128 and raised.value.cmd == ['git', 'branch']\n"},
+        "a CalledProcessError (its `cmd` both in args and an attribute) stopped the worker: the attributes were "
+        "encoded before the args and decoded after them ('a cycle through an immutable container')"),
+    "tests_patch_the_standard_library": (
+        {"gitinfo.py": "import os\nimport subprocess\nimport time\n\ndef branch():\n"
+                       "    done = subprocess.run(['git', 'branch', '--show-current'], capture_output=True, text=True)\n"
+                       "    return done.stdout.strip()\n\ndef wait_for(check, tries=3):\n    for _ in range(tries):\n"
+                       "        if check():\n            return True\n        time.sleep(10)\n    return False\n\n"
+                       "def coloured():\n    return os.isatty(1)\n"},
+        {"test_gitinfo.py": "import os\nimport subprocess\nimport time\nfrom unittest import mock\nimport gitinfo\n\n"
+                            "def test_branch():\n    with mock.patch('subprocess.run') as run:\n"
+                            "        run.return_value = subprocess.CompletedProcess([], 0, stdout='main\\n')\n"
+                            "        assert gitinfo.branch() == 'main'\n    run.assert_called_once()\n\n"
+                            "def test_wait(monkeypatch):\n    slept = []\n    monkeypatch.setattr(time, 'sleep', slept.append)\n"
+                            "    assert gitinfo.wait_for(lambda: False) is False and slept == [10, 10, 10]\n\n"
+                            "def test_tty(monkeypatch):\n    monkeypatch.setattr(os, 'isatty', lambda fd: True)\n"
+                            "    assert gitinfo.coloured() is True\n\n"
+                            "def test_tty_undone():\n    assert gitinfo.coloured() is False\n"},
+        "a test's patch of the standard library (`mock.patch('subprocess.run')`, `monkeypatch.setattr(time, "
+        "'sleep', ...)`, `os.isatty`: termcolor's suite) did not reach the model's code: it ran the real command, "
+        "slept 30 s, saw no tty"),
     "test_dict_subclass_reaches_model_as_dict": (
         {"keys.py": "def keys(mapping):\n    return list(mapping.keys())\n"},
         {"test_keys.py": "from keys import keys\n\nclass Upper(dict):\n    def keys(self):\n"
