@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import builtins
 import collections.abc
+import copy
 import enum
 import itertools
 import json
@@ -99,7 +100,7 @@ _MODULE_LOCAL = frozenset({"__path__", "__file__", "__cached__", "__loader__", "
                            "__builtins__", "__getattr__", "__dir__"})
 _UNARY = {"repr": repr, "str": str, "bool": bool, "len": len, "hash": hash, "signature": lambda x: _signature(x),
           "copy": lambda x: __import__("copy").copy(x), "deepcopy": lambda x: __import__("copy").deepcopy(x),
-          "pickle": lambda x: __import__("pickle").dumps(x), "iter": iter, "next": next, "reversed": reversed,
+          "iter": iter, "next": next, "reversed": reversed,
           "neg": operator.neg, "pos": operator.pos, "abs": abs, "invert": operator.invert,
           "index": operator.index, "int": int, "float": float, "complex": complex, "bytes": bytes, "round": round}
 _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmul": operator.matmul,
@@ -110,6 +111,13 @@ _BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "matmu
            "getitem": operator.getitem, "delitem": operator.delitem, "format": format, "round": round,
            "isinstance": isinstance, "issubclass": issubclass}
 _TERNARY = {"setitem": operator.setitem, "pow": pow}
+_BINARY["pickle"] = lambda x, protocol: __import__("pickle").dumps(x, _protocol(protocol))
+
+
+def _protocol(protocol) -> int:
+    if type(protocol) is not int or not 0 <= protocol <= __import__("pickle").HIGHEST_PROTOCOL:
+        raise ValueError("a pickle protocol from 0 to pickle.HIGHEST_PROTOCOL")
+    return protocol
 _EXCEPTION_DATA = frozenset({"__notes__", "filename", "filename2", "name", "path", "code", "value"})
 
 
@@ -898,7 +906,7 @@ class Connection:
             if items is not None and items[0] == "tuple" and not self.guarded:  # the model's tuple subclass
                 exact = tuple(items[1])  # (sqlparse's token types): kept, as a str subclass is (_KEPT)
                 return {"$": "kept", "v": self._enc_container(exact, False, ("tuple", exact), memo),
-                        "h": self._export(obj)["h"], "d": sorted(shown)}
+                        "h": self._export(obj)["h"], "d": sorted(shown), "n": _class_name(t)}
             if items is not None:
                 encoded = self._enc_container(obj, False, items, memo)
                 if not self.guarded and items[0] in ("list", "dict", "set"):
@@ -906,7 +914,8 @@ class Connection:
                 return encoded
             exact = _exact_scalar(obj, t)
             if type(exact) in _KEPT and not self.guarded:  # the model's IntEnum member, its str subclass
-                return {"$": "kept", "v": self._enc(exact, memo), "h": self._export(obj)["h"], "d": sorted(shown)}
+                return {"$": "kept", "v": self._enc(exact, memo), "h": self._export(obj)["h"], "d": sorted(shown),
+                        "n": _class_name(t)}
         except RecursionError:
             raise
         except Exception:
@@ -1411,7 +1420,7 @@ _BASE_NAMES: dict = {}
 def _copied_by_the_model(self, protocol):
     """copy, deepcopy and pickle of a kept value: the model's object's, as a proxy's are (its
     `__reduce__`, `__getnewargs__`, `__new__` run in the worker, as they do plain)."""
-    return object.__getattribute__(self, "_rpc_remote").__reduce_ex__(protocol)
+    return _reduced(object.__getattribute__(self, "_rpc_remote"), protocol, sys._getframe(1).f_code)
 
 
 # A value of a subclass of str, int, float, complex, bytes or tuple that the model's code returns
@@ -1425,16 +1434,29 @@ _KEPT = {base: type(base.__name__, (base,), {"__module__": base.__module__, "__q
                                              "__reduce_ex__": _copied_by_the_model,
                                              **{name: _shown_by_the_model(name, base) for name in _DISPLAY}})
          for base in (str, int, float, complex, bytes, tuple)}
-_KEPT_TYPES = frozenset(_KEPT.values())
+_KEPT_TYPES = set(_KEPT.values())  # and each one named as a class of the model's (_kept_class)
+_KEPT_NAMED: dict = {}
+
+
+def _kept_class(base: type, name) -> type:
+    """The kept class for values of the model's class `name`, named so (`type(r).__name__` is
+    "Name", as plain, never "str")."""
+    _check(type(name) is str and name.isidentifier() and len(name) <= 200, "a kept value's class name")
+    kept = _KEPT_NAMED.get((base, name))
+    if kept is None:
+        _check(len(_KEPT_NAMED) < 10_000, "a kept value's class name")
+        kept = _KEPT_NAMED[(base, name)] = type(name, (_KEPT[base],), {"__module__": "model_code", "__qualname__": name})
+        _KEPT_TYPES.add(kept)
+    return kept
 
 
 def _dec_kept(conn, data, memo):
     value, handle = conn._dec(data.get("v"), memo), data.get("h")
     _check(conn.guarded and type(value) in _KEPT and type(handle) is int and handle > 0, "a kept value")
     conn._arrival(handle, memo)
-    kept = conn._kept.get(handle)
-    if kept is None or type(kept) is not _KEPT[type(value)] or not _same_value(kept, value):  # (one per object)
-        kept = conn._kept[handle] = _KEPT[type(value)](value)
+    kept, cls = conn._kept.get(handle), _kept_class(type(value), data.get("n"))
+    if kept is None or type(kept) is not cls or not _same_value(kept, value):  # (one per object)
+        kept = conn._kept[handle] = cls(value)
         kept._rpc_remote = conn._proxy(handle, {"k": "obj"})
     shown = data.get("d", [])
     _check(type(shown) is list and all(type(n) is str and n in _DISPLAY for n in shown), "a kept value's display")
@@ -1737,15 +1759,43 @@ class Remote:
     __hash__ = object.__hash__
 
     def __reduce_ex__(self, protocol):
-        """pickle.dumps(proxy), and copy.copy or deepcopy of it when its type has no __copy__: the
-        model's object pickled in the worker; loading it asks the worker. An object under test's
-        pickle loaded right away is a copy of it (UnderTest.pickled)."""
-        conn = object.__getattribute__(self, "_rpc_conn")
-        data = _typed(_ask(self, "op", "pickle", self), (bytes,), "pickle")
-        if not conn.guarded:
-            return _unpickled_by_the_judge, (data,)
-        ticket = conn.under_test.pickled(self, object.__getattribute__(self, "_rpc_handle"), data)
-        return (_copy_of_built, (ticket,)) if ticket else (_unpickled, (data,))
+        return _reduced(self, protocol, sys._getframe(1).f_code)
+
+
+def _reduced(proxy, protocol, caller):
+    """pickle.dumps(proxy) with the test's protocol: the model's object pickled in the worker;
+    loading it asks the worker. An object under test's pickle loaded right away is a copy of it
+    (UnderTest.pickled). copy.copy and deepcopy come here too when the object's class has no
+    `__copy__`/`__deepcopy__` (`caller` is theirs): then the worker's copy.copy or deepcopy makes
+    the copy, shallow or deep as plain Python would (a pickle's round trip is always deep)."""
+    conn = object.__getattribute__(proxy, "_rpc_conn")
+    copying = _COPIERS.get(caller) if conn.guarded else None
+    if copying is not None:
+        return _made, (_Made(_ask(proxy, "op", copying, proxy)),)
+    data = _typed(_ask(proxy, "op", "pickle", proxy, _protocol(protocol)), (bytes,), "pickle")
+    if not conn.guarded:
+        return _unpickled_by_the_judge, (data,)
+    ticket = conn.under_test.pickled(proxy, object.__getattribute__(proxy, "_rpc_handle"), data)
+    return (_copy_of_built, (ticket,)) if ticket else (_unpickled, (data,))
+
+
+_COPIERS = {copy.copy.__code__: "copy", copy.deepcopy.__code__: "deepcopy"}
+
+
+class _Made:
+    """What the worker's copy made, as copy's `_reconstruct` hands it back (deepcopy copies the
+    arguments of a reduction first: this one is its own deep copy)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _made(made: _Made):
+    return made.value
 
 
 def _copy_of_built(ticket: str):
@@ -2185,7 +2235,7 @@ class ModelSubclass:
     def __reduce_ex__(self, protocol):
         """copy, deepcopy and pickle: of the worker's object (whose class pickle finds there,
         _SUBCLASSES), which comes back as an instance of the test's class."""
-        return object.__getattribute__(self, "_rpc_obj").__reduce_ex__(protocol)
+        return _reduced(object.__getattribute__(self, "_rpc_obj"), protocol, sys._getframe(1).f_code)
 
     def __init_subclass__(cls, **kwargs):
         """A test's class with the model's class among its bases (`class T(lib.Mixin,
@@ -2204,10 +2254,21 @@ class ModelSubclass:
                     continue
                 theirs = next((k for k in mro[position + 1:] if k is not ModelSubclass and k is not object
                                and k.__dict__.get("_rpc_class") is None and name in k.__dict__), None)
+                if name in _FIXTURE_HOOKS and theirs is not None and _unittest_case(theirs):
+                    continue  # unittest's empty setUp, tearDown ...: the model's runs where plain runs it (it can only fail)
                 if theirs is not None and _is_first_model_definition(mro, position, name):
                     type.__setattr__(cls, name, theirs.__dict__[name])
                     theirs_here[name] = theirs
         type.__setattr__(cls, "_rpc_theirs", theirs_here)  # (what the model's code may call back: their origin's rule)
+
+
+_FIXTURE_HOOKS = frozenset({"setUp", "tearDown", "setUpClass", "tearDownClass", "asyncSetUp", "asyncTearDown"})
+
+
+def _unittest_case(klass) -> bool:
+    """unittest's own TestCase or IsolatedAsyncioTestCase (the tests' side: loaded there)."""
+    return any(klass is getattr(sys.modules.get(module), name, None) for module, name in
+               (("unittest.case", "TestCase"), ("unittest.async_case", "IsolatedAsyncioTestCase")))
 
 
 def _is_first_model_definition(mro, position: int, name: str) -> bool:
@@ -2232,6 +2293,9 @@ def _local_base(remote_class) -> type:
         for entry in members:
             _check(type(entry) is list and len(entry) == 2 and all(type(x) is str for x in entry), "member")
             member, kind = entry
+            if kind == "fixture":  # it would run around each test plain; here it would be a method: refused
+                raise Refused(f"{name}.{member} is a pytest fixture of the model's code: a test's class on "
+                              f"{name} cannot be judged (its fixture would never run)")
             if not member.isidentifier() or (member.startswith("_") and member not in _MEMBER_SPECIALS):
                 continue  # what the worker says its class has is not trusted: no __getattribute__, no _private
             if _is_dunder(member) and kind not in ("method", "none"):
@@ -2426,11 +2490,18 @@ def _members(cls) -> list:
         if owner is None or owner is object:
             continue
         value = vars(owner)[name]
-        kind = ("none" if value is None else "static" if isinstance(value, staticmethod)
+        kind = ("none" if value is None else "fixture" if _pytest_fixture(value) else "static" if isinstance(value, staticmethod)
                 else "classmethod" if isinstance(value, classmethod)
                 else "data" if not callable(value) or hasattr(type(value), "__set__") else "method")
         found.append([name, kind])
     return found
+
+
+def _pytest_fixture(value) -> bool:
+    """(worker) `@pytest.fixture` on a method (pytest 8.4+ makes a FixtureFunctionDefinition)."""
+    kind = type(value)
+    return (kind.__name__ == "FixtureFunctionDefinition" and kind.__module__ == "_pytest.fixtures") or \
+        hasattr(value, "_pytestfixturefunction")
 
 
 def _make_subclass(base, name: str, overrides: list, dispatch):
