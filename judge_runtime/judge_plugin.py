@@ -508,6 +508,7 @@ _pytest.monkeypatch.MonkeyPatch.setattr = _noting_monkeypatch(_pytest.monkeypatc
 _pytest.monkeypatch.MonkeyPatch.delattr = _noting_monkeypatch(_pytest.monkeypatch.MonkeyPatch.delattr)
 unittest.mock._patch.__enter__ = _noting_mock_patch(unittest.mock._patch.__enter__)
 REAL_POPEN = subprocess.Popen  # the tests' Popen is JudgedPopen (below); ours is the real one
+_MONOTONIC, _SLEEP = time.monotonic, time.sleep  # (a test's mock of time.sleep must not see our waits)
 
 
 def launch(spec: dict) -> tuple[subprocess.Popen, int, int]:
@@ -990,12 +991,12 @@ class JudgedPopen(REAL_POPEN):
     def _wait(self, timeout):
         if not self._by_spawner:
             return super()._wait(timeout)
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = None if timeout is None else _MONOTONIC() + timeout
         delay = 0.0005
         while self._internal_poll() is None:
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and _MONOTONIC() >= deadline:
                 raise subprocess.TimeoutExpired(self.args, timeout)
-            time.sleep(delay)
+            _SLEEP(delay)
             delay = min(delay * 2, 0.05)
         return self.returncode
 

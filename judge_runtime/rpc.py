@@ -46,6 +46,8 @@ import weakref
 from _collections_abc import MutableMapping
 from time import sleep as _sleep  # (a test's mock of time.sleep is not ours)
 
+_THREAD = threading.Thread  # (nor a test's patch of threading.Thread: worker.own_calls)
+
 # The worker reads bytecode only from our cache (runtime_files.bytecode: the modules imported here
 # and a few common ones). datetime, decimal, fractions, pathlib and zoneinfo are looked up in
 # sys.modules when a value of theirs is sent, and imported only when such a value arrives.
@@ -275,7 +277,7 @@ class Connection:
         """(judge) The model's threads may call a test's function while no test thread is in an
         exchange (a timer, a callback_iter between two next() calls): a thread of the judge
         answers then, as the model's own thread would have run that function in a plain run."""
-        threading.Thread(target=self._answer_when_idle, name="judge-rpc-idle", daemon=True).start()
+        _THREAD(target=self._answer_when_idle, name="judge-rpc-idle", daemon=True).start()
 
     def _answer_when_idle(self) -> None:
         while self.broken is None:
@@ -520,7 +522,7 @@ class Connection:
     def serve_forever(self) -> None:
         """The worker's main loop: answer the judge's questions until it closes the pipe."""
         try:
-            threading.Thread(target=self._route, name="judge-rpc-router", daemon=True).start()
+            _THREAD(target=self._route, name="judge-rpc-router", daemon=True).start()
             self._routed = True
         except RuntimeError:  # no thread to spare (the user's process limit): the judge's way, one reader in turn
             self._serve_in_turn()
@@ -906,7 +908,7 @@ class Connection:
             if items is not None and items[0] == "tuple" and not self.guarded:  # the model's tuple subclass
                 exact = tuple(items[1])  # (sqlparse's token types): kept, as a str subclass is (_KEPT)
                 return {"$": "kept", "v": self._enc_container(exact, False, ("tuple", exact), memo),
-                        "h": self._export(obj)["h"], "d": sorted(shown), "n": _class_name(t)}
+                        "h": self._export(obj)["h"], "d": sorted(shown), "n": self._kept_class_name(t)}
             if items is not None:
                 encoded = self._enc_container(obj, False, items, memo)
                 if not self.guarded and items[0] in ("list", "dict", "set"):
@@ -915,12 +917,18 @@ class Connection:
             exact = _exact_scalar(obj, t)
             if type(exact) in _KEPT and not self.guarded:  # the model's IntEnum member, its str subclass
                 return {"$": "kept", "v": self._enc(exact, memo), "h": self._export(obj)["h"], "d": sorted(shown),
-                        "n": _class_name(t)}
+                        "n": self._kept_class_name(t)}
         except RecursionError:
             raise
         except Exception:
             return None
         return None if exact is None else self._enc(exact, memo)
+
+    def _kept_class_name(self, t) -> list:
+        """(worker) How the judge names a kept value's class: its name, module and qualified name,
+        and its handle (two classes of one name are two classes)."""
+        names = [getattr(t, key, None) for key in ("__module__", "__qualname__")]
+        return [_class_name(t)] + [n if type(n) is str else "" for n in names] + [self._export(t)["h"]]
 
     def _enc_container(self, obj, writable: bool, items, memo: _Memo):
         kind, elements = items
@@ -1438,14 +1446,18 @@ _KEPT_TYPES = set(_KEPT.values())  # and each one named as a class of the model'
 _KEPT_NAMED: dict = {}
 
 
-def _kept_class(base: type, name) -> type:
-    """The kept class for values of the model's class `name`, named so (`type(r).__name__` is
-    "Name", as plain, never "str")."""
-    _check(type(name) is str and name.isidentifier() and len(name) <= 200, "a kept value's class name")
-    kept = _KEPT_NAMED.get((base, name))
+def _kept_class(conn, base: type, named) -> type:
+    """The kept class for values of one class of the model's, named as it is (`type(r).__name__` is
+    "Name", as plain, never "str"), one per class of the worker (by its handle)."""
+    _check(type(named) is list and len(named) == 4 and all(type(x) is str and len(x) <= 500 for x in named[:3])
+           and named[0].isidentifier() and type(named[3]) is int, "a kept value's class")
+    name, module, qualname, handle = named
+    key = (id(conn), handle, base, name, module, qualname)  # (a later connection may reuse id and handle)
+    kept = _KEPT_NAMED.get(key)
     if kept is None:
-        _check(len(_KEPT_NAMED) < 10_000, "a kept value's class name")
-        kept = _KEPT_NAMED[(base, name)] = type(name, (_KEPT[base],), {"__module__": "model_code", "__qualname__": name})
+        _check(len(_KEPT_NAMED) < 10_000, "a kept value's class")
+        kept = _KEPT_NAMED[key] = type(name, (_KEPT[base],), {
+            "__module__": module or "model_code", "__qualname__": qualname or name})
         _KEPT_TYPES.add(kept)
     return kept
 
@@ -1454,7 +1466,7 @@ def _dec_kept(conn, data, memo):
     value, handle = conn._dec(data.get("v"), memo), data.get("h")
     _check(conn.guarded and type(value) in _KEPT and type(handle) is int and handle > 0, "a kept value")
     conn._arrival(handle, memo)
-    kept, cls = conn._kept.get(handle), _kept_class(type(value), data.get("n"))
+    kept, cls = conn._kept.get(handle), _kept_class(conn, type(value), data.get("n"))
     if kept is None or type(kept) is not cls or not _same_value(kept, value):  # (one per object)
         kept = conn._kept[handle] = cls(value)
         kept._rpc_remote = conn._proxy(handle, {"k": "obj"})

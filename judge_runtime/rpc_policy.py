@@ -43,6 +43,8 @@ _SAFE_BUILTINS = {"abs", "all", "any", "ascii", "bin", "callable", "chr", "divmo
                   "print", "repr", "round", "sorted", "sum"}
 _NEVER_EXPORTED = (types.ModuleType, types.FrameType, types.CodeType, types.TracebackType)
 
+_TOKEN_HEX = secrets.token_hex  # (a test's mock of secrets must not make the judge's tickets)
+
 
 def _is_dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
@@ -733,7 +735,7 @@ class UnderTest:
         the tests ask anything else of the model's code (which then could have seen it); "" else."""
         if handle not in self._built:
             return ""
-        ticket = secrets.token_hex(16)
+        ticket = _TOKEN_HEX(16)
         self._pickles[ticket], self._live[ticket] = data, proxy
         return ticket
 

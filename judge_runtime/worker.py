@@ -109,16 +109,53 @@ class _Bytes:
         pass
 
 
-# What the worker's own code runs on: a test's patch of these modules is not applied here (the
-# transport would run the test's function), nor of what own_calls finds our code reading.
-OWN_MODULES = frozenset({"json", "threading", "_thread", "io", "_io", "select", "selectors", "socket", "pickle",
-                         "copyreg", "importlib", "queue", "weakref", "gc", "traceback", "linecache"})
+# A test's patch of the standard library (judge_plugin.PATCHED) as the worker applies it: a
+# function's patch is a _Patched, which the model's code (and any library it calls) calls as the
+# test's object and the worker's own code as the real one, so that its transport never runs the
+# test's function (a test may make `pickle.loads` raise, or replace `select.select`). A class or a
+# value is set as it is, but for those the worker's own functions read (own_calls): not followed.
 _UNSET = object()
+_OURS = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _stdlib_folders():
+    import sysconfig
+    paths = sysconfig.get_paths()
+    return paths["stdlib"] + os.sep, tuple({paths["purelib"] + os.sep, paths["platlib"] + os.sep})
+
+
+class _Patched:
+    """A test's patch of a function of the standard library, in the worker (see above)."""
+
+    __slots__ = ("real", "patch")
+
+    def __init__(self, real, patch):
+        self.real, self.patch = real, patch
+
+    def __call__(self, *args, **kwargs):
+        return (self.real if _called_by_us(sys._getframe(1)) else self.patch)(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.real if _called_by_us(sys._getframe(1)) else self.patch, name)
+
+
+def _called_by_us(frame) -> bool:
+    """The innermost caller outside the standard library is the worker's own code."""
+    stdlib, libraries = _STDLIB
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not (name.startswith("<frozen ") or name.startswith(stdlib) and not name.startswith(libraries)):
+            return name.startswith(_OURS)
+        frame = frame.f_back
+    return False
+
+
+_STDLIB = _stdlib_folders()
 
 
 def own_calls(modules) -> frozenset:
-    """(module, attribute) pairs the functions of these modules read when they run (`os.write`,
-    `select.select`, `os.path.join`): read from their bytecode, where a loaded name that is a
+    """(module, attribute) pairs the functions of these modules read when they run (`os.sep`,
+    `threading.Thread`, `os.path.join`): read from their bytecode, where a loaded name that is a
     module is followed by attribute reads. (What a module or class body reads ran at import.)"""
     import dis
     import inspect
@@ -223,17 +260,18 @@ def main():
             wanted = {}
             for entry in state["patches"]:
                 module, name = str(entry[0]), str(entry[1])
-                if module.partition(".")[0] in OWN_MODULES or (module, name) in ours[0] or \
-                        module.partition(".")[0] not in sys.stdlib_module_names or module in ("sys", "builtins"):
-                    continue
-                wanted[(module, name)] = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
+                if module.partition(".")[0] in sys.stdlib_module_names and module not in ("sys", "builtins"):
+                    wanted[(module, name)] = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
             for key in list(originals):
                 if key not in wanted:
                     _set(sys.modules[key[0]], key[1], originals.pop(key))
             for (module, name), value in wanted.items():
                 target = sys.modules.get(module) or __import__("importlib").import_module(module)
-                originals.setdefault((module, name), vars(target).get(name, _UNSET))
-                _set(target, name, value)
+                real = originals.setdefault((module, name), vars(target).get(name, _UNSET))
+                if callable(real) and not isinstance(real, type) and value is not _UNSET:
+                    _set(target, name, _Patched(real, value))
+                elif (module, name) not in ours[0]:
+                    _set(target, name, value)
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)
