@@ -172,8 +172,7 @@ class _NoThreadToSpare(threading.Thread):
 @pytest.mark.parametrize("threads", ["a router thread", "no thread to spare"])
 def test_a_model_thread_calls_back_and_the_callback_calls_the_model_again(monkeypatch, threads):
     if threads == "no thread to spare":
-        monkeypatch.setattr(rpc, "threading", type(threading)("threading"))
-        rpc.threading.__dict__.update(vars(threading), Thread=_NoThreadToSpare)
+        monkeypatch.setattr(rpc, "_THREAD", _NoThreadToSpare)  # (the worker's own Thread, taken at load)
     pair = Pair()
     try:
         m = model(pair, THREADED_MODEL)
