@@ -475,10 +475,59 @@ PATCHED: dict = {}  # (module name, attribute) -> its value before the tests' fi
 
 
 def _note_patch(target, name, before) -> None:
-    if type(target) is types.ModuleType and type(name) is str and (target.__name__, name) not in PATCHED:
+    """A module's attribute (`time.sleep`), or a class's of a standard-library module (`Path.home`:
+    its name then is "Path.home")."""
+    if type(name) is not str:
+        return
+    if isinstance(target, type) and type(target.__module__) is str and target.__module__ in sys.modules and \
+            _holder(target.__module__, f"{target.__qualname__}.{name}")[0] is target:
+        module, name = target.__module__, f"{target.__qualname__}.{name}"
+    elif type(target) is types.ModuleType:
         module = target.__name__
-        if module.partition(".")[0] in sys.stdlib_module_names and module not in ("sys", "builtins"):
-            PATCHED[(module, name)] = _UNSET if before is _pytest.compat.NOTSET else before
+    else:
+        return
+    if (module, name) not in PATCHED and module.partition(".")[0] in sys.stdlib_module_names and \
+            module not in ("sys", "builtins") and (module, name) != ("os", "environ"):  # (env: Worker._outgoing)
+        PATCHED[(module, name)] = _UNSET if before is _pytest.compat.NOTSET else before
+
+
+def _holder(module: str, name: str):
+    """(the object that holds `name`'s last part, that part): a module, or a class in it."""
+    holder = sys.modules.get(module)
+    *path, last = name.split(".")
+    for part in path:
+        holder = vars(holder).get(part) if holder is not None else None
+    return holder, last
+
+
+# Classes of the modules the worker's own code runs on: a test's patch of their methods would change
+# the judge's transport (a thread's start, the JSON encoder): not followed (UNFOLLOWED).
+_TRANSPORT_MODULES = frozenset({"threading", "json", "queue", "weakref", "inspect", "pickle", "copyreg", "socket",
+                                "selectors", "warnings", "codecs", "dis", "importlib", "types", "collections",
+                                "functools", "traceback", "linecache", "io", "os", "posixpath", "ntpath", "enum"})
+
+
+def _now(module: str, name: str):
+    holder, last = _holder(module, name)
+    return _UNSET if holder is None else vars(holder).get(last, _UNSET)
+
+
+UNFOLLOWED: set = set()  # this test's patches the worker cannot take: the test fails (pytest_runtest_makereport)
+_WORKER_READS: list = []
+
+
+def _worker_reads(module: str, name: str, real) -> bool:
+    """A class or value the worker's own functions read when they run (`datetime.datetime`,
+    `os.sep`): set there, it would change the judge's transport, so it is not followed (a patched
+    function is: the worker's _Patched gives the real one to its own code only)."""
+    if "." in name:  # a class's attribute
+        return module.partition(".")[0] in _TRANSPORT_MODULES
+    if real is _UNSET or (callable(real) and not isinstance(real, type)):
+        return False
+    if not _WORKER_READS:
+        reads = rpc.reads_when_run(rpc.own_files(os.path.join(_HERE, "worker.py")))
+        _WORKER_READS.append(frozenset().union(*reads.values()))
+    return (module, name) in _WORKER_READS[0]
 
 
 def _noting_monkeypatch(real):
@@ -495,8 +544,9 @@ def _noting_monkeypatch(real):
 def _noting_mock_patch(real):
     def enter(self):
         result = real(self)
-        before = getattr(self, "temp_original", _UNSET)  # (DEFAULT: created by the patch)
-        _note_patch(self.target, self.attribute, _UNSET if before is unittest.mock.DEFAULT else before)
+        before = getattr(self, "temp_original", _UNSET)  # (DEFAULT: created by the patch; not local: inherited)
+        local = getattr(self, "is_local", True)
+        _note_patch(self.target, self.attribute, _UNSET if before is unittest.mock.DEFAULT or not local else before)
         return result
     return enter
 
@@ -509,6 +559,7 @@ _pytest.monkeypatch.MonkeyPatch.delattr = _noting_monkeypatch(_pytest.monkeypatc
 unittest.mock._patch.__enter__ = _noting_mock_patch(unittest.mock._patch.__enter__)
 REAL_POPEN = subprocess.Popen  # the tests' Popen is JudgedPopen (below); ours is the real one
 _MONOTONIC, _SLEEP = time.monotonic, time.sleep  # (a test's mock of time.sleep must not see our waits)
+_GETCWD = os.getcwd
 
 
 def launch(spec: dict) -> tuple[subprocess.Popen, int, int]:
@@ -785,15 +836,19 @@ class Worker:
             self.hand_over_tmp()
         state = {}
         try:
-            cwd = os.getcwd()
+            cwd = _GETCWD()  # (a test's mock of os.getcwd is for the model's code, not our bookkeeping)
         except OSError:
             cwd = self.cwd0
         cwd = None if cwd == self.cwd0 else cwd
         env = self.sent["env"]
-        if os.environ._data != self.env_seen:  # type: ignore[attr-defined]  # one C comparison when nothing changed
-            self.env_seen = dict(os.environ._data)  # type: ignore[attr-defined]
-            env = sorted([k, v] for k, v in os.environ.items()
-                         if self.env0.get(k) != v and k != "PYTEST_CURRENT_TEST")  # names the hidden test
+        environ = os.environ
+        seen = environ._data if type(environ) is os._Environ else sorted(  # type: ignore[attr-defined]
+            (k, v) for k, v in dict.items(environ) if type(k) is str and type(v) is str) \
+            if isinstance(environ, dict) else self.env_seen  # (`mock.patch("os.environ", {...})`: its items)
+        if seen != self.env_seen:  # one C comparison when nothing changed
+            self.env_seen = dict(seen) if type(seen) is dict else seen
+            env = sorted([k, v] for k, v in os.environ.items() if type(k) is str and type(v) is str
+                         and self.env0.get(k) != v and k != "PYTEST_CURRENT_TEST")  # names the hidden test
             env += sorted([k, None] for k in self.env0 if k not in os.environ)
         argv = None if sys.argv == self.argv0 else [str(a) for a in sys.argv]
         stdin = None if type(sys.stdin).__name__ == "DontReadFromInput" or sys.stdin is sys.__stdin__ else sys.stdin
@@ -808,11 +863,15 @@ class Worker:
             patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
             state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
         if PATCHED:  # the tests' patches of the standard library in force (see PATCHED)
-            now = [(module, name, vars(sys.modules[module]).get(name, _UNSET)) for (module, name), before
-                   in PATCHED.items() if module in sys.modules and vars(sys.modules[module]).get(name, _UNSET) is not before]
+            now = [(module, name, _now(module, name)) for (module, name), before in PATCHED.items()
+                   if _now(module, name) is not before]
+            unfollowed = [(m, n) for m, n, _ in now if _worker_reads(m, n, PATCHED[(m, n)])]
+            UNFOLLOWED.update(f"{m}.{n}" for m, n in unfollowed)
+            now = [(m, n, v) for m, n, v in now if (m, n) not in unfollowed]
             if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
                 self.patches_seen = [(m, n, id(v)) for m, n, v in now]
-                state["patches"] = [[m, n] + ([] if v is _UNSET else [self.conn.encode_value(v)]) for m, n, v in now]
+                state["patches"] = [[m, n] + ([] if v is _UNSET else [self.conn.encode_value(v)]) +
+                                    (["method"] if "." in n and type(v) is types.FunctionType else []) for m, n, v in now]
         if self.random_pending:  # random.seed(7) in a test seeds the model's random too
             self.random_pending = False
             state["random"] = self.conn.encode_value(random.getstate())
@@ -2117,7 +2176,11 @@ def pytest_runtest_makereport(item, call):
     if call.when == "call" and report.passed and item.stash.get(BODY_NOT_RUN, None):
         report.outcome = "failed"
         report.longrepr = item.stash[BODY_NOT_RUN]
-    if kept and report.passed:
+    if UNFOLLOWED and report.passed:
+        report.outcome = "failed"
+        report.longrepr = (f"the test patched {', '.join(sorted(UNFOLLOWED))} and called the model's code: the judge's "
+                           f"worker reads it itself, so the model's code would not see the test's value (not judged)")
+    elif kept and report.passed:
         report.outcome = "failed"
         report.longrepr = ("the test's own check failed inside the model's code, which did not let it through "
                            f"(it counts all the same):\n{type(kept[0]).__name__}: {kept[0]}")
@@ -2130,6 +2193,7 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
+    UNFOLLOWED.clear()
     WORKER.revive()
 
 

@@ -46,7 +46,7 @@ import weakref
 from _collections_abc import MutableMapping
 from time import sleep as _sleep  # (a test's mock of time.sleep is not ours)
 
-_THREAD = threading.Thread  # (nor a test's patch of threading.Thread: worker.own_calls)
+_THREAD, _SEP = threading.Thread, os.sep  # (nor a test's patch of threading.Thread, os.sep: reads_when_run)
 
 # The worker reads bytecode only from our cache (runtime_files.bytecode: the modules imported here
 # and a few common ones). datetime, decimal, fractions, pathlib and zoneinfo are looked up in
@@ -116,6 +116,48 @@ _TERNARY = {"setitem": operator.setitem, "pow": pow}
 _BINARY["pickle"] = lambda x, protocol: __import__("pickle").dumps(x, _protocol(protocol))
 
 
+def own_files(worker: str) -> list:
+    """The worker's own code: worker.py and the rpc modules, each with its namespace where loaded."""
+    here = os.path.dirname(worker)
+    sources = [(worker, vars(sys.modules["__main__"]) if getattr(sys.modules.get("__main__"), "__file__", None)
+                == worker else {})]
+    for name, private in (("rpc", "_judge_rpc"), ("rpc_values", "_judge_rpc_values"), ("rpc_policy", "_judge_rpc_policy")):
+        sources.append((os.path.join(here, f"{name}.py"), vars(sys.modules[private]) if private in sys.modules else {}))
+    return sources
+
+
+def reads_when_run(sources: list) -> dict:
+    """(code's file, first line, name) -> the (module, attribute) pairs that function reads when it
+    runs (`os.sep`, `threading.Thread`, `os.path.join`), from its bytecode: a loaded name that is a
+    module, then attribute reads. What a module or class body reads ran at import. A test's patch
+    of one of these is not for the worker's own code (worker._Patched), or cannot be followed."""
+    import dis
+    import inspect
+    found: dict = {}
+    for path, space in sources:
+        with open(path, encoding="utf-8") as source:
+            codes = [compile(source.read(), path, "exec")]
+        while codes:
+            code = codes.pop()
+            codes.extend(c for c in code.co_consts if isinstance(c, type(code)))
+            if not code.co_flags & inspect.CO_OPTIMIZED:
+                continue
+            reads, held = set(), None
+            for ins in dis.get_instructions(code):
+                if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "IMPORT_NAME"):
+                    name = str(ins.argval)
+                    held = space.get(name) if type(space.get(name)) is types.ModuleType else sys.modules.get(name)
+                elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM") and held is not None:
+                    reads.add((held.__name__, str(ins.argval)))
+                    held = getattr(held, str(ins.argval), None)
+                    held = held if type(held) is types.ModuleType else None
+                else:
+                    held = None
+            if reads:
+                found[(path, code.co_firstlineno, code.co_name)] = frozenset(reads)
+    return found
+
+
 def _protocol(protocol) -> int:
     if type(protocol) is not int or not 0 <= protocol <= __import__("pickle").HIGHEST_PROTOCOL:
         raise ValueError("a pickle protocol from 0 to pickle.HIGHEST_PROTOCOL")
@@ -154,7 +196,7 @@ class Connection:
             _GUARDED = self
         else:
             _UNGUARDED = self
-        self._trusted = os.path.abspath(trusted_folder) + os.sep if trusted_folder else None
+        self._trusted = os.path.abspath(trusted_folder) + _SEP if trusted_folder else None
         self._rfile, self._wfile = rfile, wfile
         self._read_some = getattr(rfile, "read1", rfile.read)  # what has come, without waiting for more
         self._unread, self._scanned = bytearray(), 0
@@ -1237,7 +1279,7 @@ def _remote_traceback(exc: BaseException) -> str:
     try:
         import traceback
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
-                  if not os.path.abspath(f.filename).startswith((_HERE + os.sep, _IMPORTLIB))
+                  if not os.path.abspath(f.filename).startswith((_HERE + _SEP, _IMPORTLIB))
                   and not f.filename.startswith("<frozen importlib")]
         text = "".join(traceback.format_list(frames)) + "".join(traceback.format_exception_only(type(exc), exc))
     except BaseException:

@@ -113,74 +113,55 @@ class _Bytes:
 # function's patch is a _Patched, which the model's code (and any library it calls) calls as the
 # test's object and the worker's own code as the real one, so that its transport never runs the
 # test's function (a test may make `pickle.loads` raise, or replace `select.select`). A class or a
-# value is set as it is, but for those the worker's own functions read (own_calls): not followed.
+# value is set as it is, but for those the worker's own functions read (rpc.reads_when_run): those
+# the judge does not send, and the test fails (judge_plugin.UNFOLLOWED).
 _UNSET = object()
 _OURS = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-def _stdlib_folders():
-    import sysconfig
-    paths = sysconfig.get_paths()
-    return paths["stdlib"] + os.sep, tuple({paths["purelib"] + os.sep, paths["platlib"] + os.sep})
 
 
 class _Patched:
     """A test's patch of a function of the standard library, in the worker (see above)."""
 
-    __slots__ = ("real", "patch")
+    __slots__ = ("real", "patch", "key")
 
-    def __init__(self, real, patch):
-        self.real, self.patch = real, patch
+    def __init__(self, real, patch, key: tuple):
+        self.real, self.patch, self.key = real, patch, key
+
+    def _for(self, frame):
+        return self.real if _called_by_us(frame, self.key) else self.patch
 
     def __call__(self, *args, **kwargs):
-        return (self.real if _called_by_us(sys._getframe(1)) else self.patch)(*args, **kwargs)
+        return self._for(sys._getframe(1))(*args, **kwargs)
 
     def __getattr__(self, name):
-        return getattr(self.real if _called_by_us(sys._getframe(1)) else self.patch, name)
+        return getattr(self._for(sys._getframe(1)), name)
+
+    def __repr__(self):
+        return repr(self._for(sys._getframe(1)))
 
 
-def _called_by_us(frame) -> bool:
-    """The innermost caller outside the standard library is the worker's own code."""
+def _called_by_us(frame, key: tuple) -> bool:
+    """The worker's own code calls it: a function of ours whose bytecode reads it
+    (rpc.reads_when_run), or the standard library called by a function of ours. A function of ours
+    that calls what it was handed (a partial the model's code made of it) is not asking for it."""
     stdlib, libraries = _STDLIB
+    first = frame
     while frame is not None:
         name = frame.f_code.co_filename
         if not (name.startswith("<frozen ") or name.startswith(stdlib) and not name.startswith(libraries)):
-            return name.startswith(_OURS)
+            break
         frame = frame.f_back
-    return False
+    if frame is None or not frame.f_code.co_filename.startswith(_OURS):
+        return False
+    code = frame.f_code
+    return frame is not first or key in OWN_READS.get((code.co_filename, code.co_firstlineno, code.co_name), ())
 
 
-_STDLIB = _stdlib_folders()
+OWN_READS: dict = {}  # rpc.reads_when_run of the worker's own files, read at the tests' first patch
 
 
-def own_calls(modules) -> frozenset:
-    """(module, attribute) pairs the functions of these modules read when they run (`os.sep`,
-    `threading.Thread`, `os.path.join`): read from their bytecode, where a loaded name that is a
-    module is followed by attribute reads. (What a module or class body reads ran at import.)"""
-    import dis
-    import inspect
-    found = set()
-    for module in modules:
-        with open(module.__file__, encoding="utf-8") as source:
-            codes = [compile(source.read(), module.__file__, "exec")]
-        space = vars(module)
-        while codes:
-            code = codes.pop()
-            codes.extend(c for c in code.co_consts if isinstance(c, type(code)))
-            if not code.co_flags & inspect.CO_OPTIMIZED:
-                continue
-            held = None
-            for ins in dis.get_instructions(code):
-                if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "IMPORT_NAME"):
-                    name = str(ins.argval)
-                    held = space.get(name) if type(space.get(name)) is type(sys) else sys.modules.get(name)
-                elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM") and held is not None:
-                    found.add((held.__name__, str(ins.argval)))
-                    held = getattr(held, str(ins.argval), None)
-                    held = held if type(held) is type(sys) else None
-                else:
-                    held = None
-    return frozenset(found)
+_PATHS = __import__("sysconfig").get_paths()  # (at import: what the worker's functions read, a test may patch)
+_STDLIB = _PATHS["stdlib"] + os.sep, tuple({_PATHS["purelib"] + os.sep, _PATHS["platlib"] + os.sep})
 
 
 def take_channel():
@@ -193,11 +174,28 @@ def take_channel():
     return fd_in, fd_out
 
 
-def _set(module, name: str, value) -> None:
+def _set(holder, name: str, value) -> None:
     if value is _UNSET:
-        vars(module).pop(name, None)
+        if name in vars(holder):
+            delattr(holder, name)
     else:
-        setattr(module, name, value)
+        setattr(holder, name, value)
+
+
+def _holder(module: str, name: str):
+    """(the module, or the class in it, that holds `name`'s last part (`Path.home`), that part)."""
+    holder = sys.modules.get(module) or __import__("importlib").import_module(module)
+    *path, last = name.split(".")
+    for part in path:
+        holder = vars(holder)[part]
+    return holder, last
+
+
+def _method(function):
+    """A test's function set on a class binds as it would plain (the proxy of it would not)."""
+    def method(*args, **kwargs):
+        return function(*args, **kwargs)
+    return method
 
 
 def main():
@@ -210,7 +208,6 @@ def main():
     base_env, base_argv, base_stdin = dict(os.environ), list(sys.argv), NoInput()
     base_builtins, test_patched = dict(vars(builtins)), set()
     originals: dict = {}  # (module, attribute) -> its value before the tests' first patch of it here
-    ours: list = []  # own_calls, read at the first patch
     out, err = Capture(), Capture()
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
@@ -254,24 +251,24 @@ def main():
             test_patched.clear()
             test_patched.update(patched)
         if "patches" in state:  # the test's patches of the standard library in force; those it undid, back
-            if not ours:
-                ours.append(own_calls([sys.modules[__name__]] + [m for n, m in list(sys.modules.items())
-                                                                  if n.startswith("_judge_rpc")]))
+            if not OWN_READS:
+                OWN_READS.update(rpc.reads_when_run(rpc.own_files(os.path.abspath(__file__))))
             wanted = {}
             for entry in state["patches"]:
                 module, name = str(entry[0]), str(entry[1])
                 if module.partition(".")[0] in sys.stdlib_module_names and module not in ("sys", "builtins"):
-                    wanted[(module, name)] = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
+                    value = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
+                    wanted[(module, name)] = _method(value) if entry[3:] == ["method"] else value
             for key in list(originals):
                 if key not in wanted:
-                    _set(sys.modules[key[0]], key[1], originals.pop(key))
+                    _set(*_holder(*key), originals.pop(key))
             for (module, name), value in wanted.items():
-                target = sys.modules.get(module) or __import__("importlib").import_module(module)
-                real = originals.setdefault((module, name), vars(target).get(name, _UNSET))
-                if callable(real) and not isinstance(real, type) and value is not _UNSET:
-                    _set(target, name, _Patched(real, value))
-                elif (module, name) not in ours[0]:
-                    _set(target, name, value)
+                holder, last = _holder(module, name)
+                real = originals.setdefault((module, name), vars(holder).get(last, _UNSET))
+                if type(holder) is type(sys) and callable(real) and not isinstance(real, type) and value is not _UNSET:
+                    _set(holder, last, _Patched(real, value, (module, name)))
+                else:  # (a class's attribute; or what our functions read, which the judge never sends)
+                    _set(holder, last, value)
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)
