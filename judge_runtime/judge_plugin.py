@@ -13,6 +13,7 @@ import _codecs
 import ast
 import builtins
 import codecs
+import collections.abc
 import concurrent.futures.thread
 import ctypes
 import dis
@@ -485,10 +486,37 @@ def _note_patch(target, name, before) -> None:
     elif type(target) is types.ModuleType:
         module = target.__name__
     else:
+        if isinstance(target, _GLOBAL_OBJECTS()):
+            PATCHED_OBJECTS.append((target, name, getattr(target, name, _UNSET)))  # (what the patch set)
         return
     if (module, name) not in PATCHED and module.partition(".")[0] in sys.stdlib_module_names and \
             module not in ("sys", "builtins") and (module, name) != ("os", "environ"):  # (env: Worker._outgoing)
         PATCHED[(module, name)] = _UNSET if before is _pytest.compat.NOTSET else before
+
+
+# Objects of the standard library's that the model's code reaches by name, not by being handed
+# them: a named logger (`logging.getLogger("app")`), the decimal context. A test's patch of one is not
+# followed into the worker (its objects are its own): while it is in force, a call into the model's
+# code fails the test (UNFOLLOWED).
+PATCHED_OBJECTS: list = []
+
+
+def _GLOBAL_OBJECTS() -> tuple:
+    import decimal
+    import logging
+    return (logging.Logger, logging.Manager, decimal.Context)
+
+
+def _patch_value(conn, value, on_a_class: bool) -> list:
+    """[the value] for the worker, and on a class how it binds there as it would plain: a function
+    as a method, a staticmethod or classmethod as one (their function sent)."""
+    if on_a_class and type(value) in (staticmethod, classmethod):
+        return [conn.encode_value(value.__func__), "static" if type(value) is staticmethod else "class"]
+    return [conn.encode_value(value)] + (["method"] if on_a_class and type(value) is types.FunctionType else [])
+
+
+def _same_patch(now, patched) -> bool:
+    return now is patched or (type(now) in (int, float, str, bool) and type(now) is type(patched) and now == patched)
 
 
 def _holder(module: str, name: str):
@@ -843,8 +871,8 @@ class Worker:
         env = self.sent["env"]
         environ = os.environ
         seen = environ._data if type(environ) is os._Environ else sorted(  # type: ignore[attr-defined]
-            (k, v) for k, v in dict.items(environ) if type(k) is str and type(v) is str) \
-            if isinstance(environ, dict) else self.env_seen  # (`mock.patch("os.environ", {...})`: its items)
+            (k, v) for k, v in environ.items() if type(k) is str and type(v) is str) \
+            if isinstance(environ, collections.abc.Mapping) else self.env_seen  # (`mock.patch("os.environ", {...})`)
         if seen != self.env_seen:  # one C comparison when nothing changed
             self.env_seen = dict(seen) if type(seen) is dict else seen
             env = sorted([k, v] for k, v in os.environ.items() if type(k) is str and type(v) is str
@@ -862,6 +890,9 @@ class Worker:
             self.builtins_seen = dict(vars(builtins))
             patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
             state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
+        for target, name, patched in PATCHED_OBJECTS:  # (see PATCHED_OBJECTS)
+            if _same_patch(getattr(target, name, _UNSET), patched):
+                UNFOLLOWED.add(f"{type(target).__name__}.{name}")
         if PATCHED:  # the tests' patches of the standard library in force (see PATCHED)
             now = [(module, name, _now(module, name)) for (module, name), before in PATCHED.items()
                    if _now(module, name) is not before]
@@ -870,8 +901,7 @@ class Worker:
             now = [(m, n, v) for m, n, v in now if (m, n) not in unfollowed]
             if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
                 self.patches_seen = [(m, n, id(v)) for m, n, v in now]
-                state["patches"] = [[m, n] + ([] if v is _UNSET else [self.conn.encode_value(v)]) +
-                                    (["method"] if "." in n and type(v) is types.FunctionType else []) for m, n, v in now]
+                state["patches"] = [[m, n] + ([] if v is _UNSET else _patch_value(self.conn, v, "." in n)) for m, n, v in now]
         if self.random_pending:  # random.seed(7) in a test seeds the model's random too
             self.random_pending = False
             state["random"] = self.conn.encode_value(random.getstate())

@@ -46,6 +46,16 @@ import weakref
 from _collections_abc import MutableMapping
 from time import sleep as _sleep  # (a test's mock of time.sleep is not ours)
 
+# (worker) Whether this thread runs the model's code now (serving one of the judge's questions) or
+# the worker's own (its loop, an exchange with the judge): worker._Patched answers a test's patch to
+# the first only. A thread the model's code starts runs the model's code.
+RUNNING = threading.local()
+
+
+def models_code_running() -> bool:
+    return getattr(RUNNING, "model", True)
+
+
 _THREAD, _SEP = threading.Thread, os.sep  # (nor a test's patch of threading.Thread, os.sep: reads_when_run)
 
 # The worker reads bytecode only from our cache (runtime_files.bytecode: the modules imported here
@@ -357,8 +367,12 @@ class Connection:
         The judge's threads take turns (one exchange at a time, read by the thread that holds the
         turn); the worker's threads ask at once, each getting what is meant for it (_route)."""
         __tracebackhide__ = True
-        if self._routed:
-            return self._request(op, args)
+        if self._routed:  # (the worker: the exchange itself is its own code, not the model's)
+            was, RUNNING.model = models_code_running(), False
+            try:
+                return self._request(op, args)
+            finally:
+                RUNNING.model = was
         with self._turn:
             return self._request(op, args)
 
@@ -487,6 +501,7 @@ class Connection:
         """(worker) The one reader: a reply goes to the thread that asked; a question the judge
         asks while answering one of ours goes to the thread that asked that one (where the
         model's code would run it in a plain run); any other question to the main thread."""
+        RUNNING.model = False
         while True:
             try:
                 msg = self._receive()
@@ -563,6 +578,7 @@ class Connection:
 
     def serve_forever(self) -> None:
         """The worker's main loop: answer the judge's questions until it closes the pipe."""
+        RUNNING.model = False
         try:
             _THREAD(target=self._route, name="judge-rpc-router", daemon=True).start()
             self._routed = True
@@ -627,7 +643,11 @@ class Connection:
                     FOR_THE_MODEL.depth -= 1
                     self._serving.pop()
             else:
-                result = self._perform_recording(op, args, caught) if recording else self._perform(op, args)
+                was, RUNNING.model = models_code_running(), True
+                try:
+                    result = self._perform_recording(op, args, caught) if recording else self._perform(op, args)
+                finally:
+                    RUNNING.model = was
             mark = len(memo.objs)
             try:
                 reply["v"] = self._enc(result, memo)

@@ -110,58 +110,36 @@ class _Bytes:
 
 
 # A test's patch of the standard library (judge_plugin.PATCHED) as the worker applies it: a
-# function's patch is a _Patched, which the model's code (and any library it calls) calls as the
-# test's object and the worker's own code as the real one, so that its transport never runs the
-# test's function (a test may make `pickle.loads` raise, or replace `select.select`). A class or a
-# value is set as it is, but for those the worker's own functions read (rpc.reads_when_run): those
-# the judge does not send, and the test fails (judge_plugin.UNFOLLOWED).
+# function's patch is a _Patched, the test's object while the model's code runs (and any library it
+# calls, any thread it starts) and the real one while the worker's own code does (rpc.RUNNING: its
+# loop, its exchanges with the judge), so that its transport never runs the test's function (a test
+# may make `pickle.loads` raise, or replace `select.select`). A class or a value is set as it is, but
+# for those the worker's own functions read (rpc.reads_when_run): those the judge does not send,
+# and the test fails (judge_plugin.UNFOLLOWED).
 _UNSET = object()
-_OURS = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 class _Patched:
     """A test's patch of a function of the standard library, in the worker (see above)."""
 
-    __slots__ = ("real", "patch", "key")
+    __slots__ = ("real", "patch")
 
-    def __init__(self, real, patch, key: tuple):
-        self.real, self.patch, self.key = real, patch, key
+    def __init__(self, real, patch):
+        self.real, self.patch = real, patch
 
-    def _for(self, frame):
-        return self.real if _called_by_us(frame, self.key) else self.patch
+    def _now(self):
+        return self.patch if sys.modules["_judge_rpc"].models_code_running() else self.real
 
     def __call__(self, *args, **kwargs):
-        return self._for(sys._getframe(1))(*args, **kwargs)
+        return self._now()(*args, **kwargs)
 
     def __getattr__(self, name):
-        return getattr(self._for(sys._getframe(1)), name)
+        return getattr(self._now(), name)
 
     def __repr__(self):
-        return repr(self._for(sys._getframe(1)))
+        return repr(self._now())
 
 
-def _called_by_us(frame, key: tuple) -> bool:
-    """The worker's own code calls it: a function of ours whose bytecode reads it
-    (rpc.reads_when_run), or the standard library called by a function of ours. A function of ours
-    that calls what it was handed (a partial the model's code made of it) is not asking for it."""
-    stdlib, libraries = _STDLIB
-    first = frame
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if not (name.startswith("<frozen ") or name.startswith(stdlib) and not name.startswith(libraries)):
-            break
-        frame = frame.f_back
-    if frame is None or not frame.f_code.co_filename.startswith(_OURS):
-        return False
-    code = frame.f_code
-    return frame is not first or key in OWN_READS.get((code.co_filename, code.co_firstlineno, code.co_name), ())
-
-
-OWN_READS: dict = {}  # rpc.reads_when_run of the worker's own files, read at the tests' first patch
-
-
-_PATHS = __import__("sysconfig").get_paths()  # (at import: what the worker's functions read, a test may patch)
-_STDLIB = _PATHS["stdlib"] + os.sep, tuple({_PATHS["purelib"] + os.sep, _PATHS["platlib"] + os.sep})
 
 
 def take_channel():
@@ -251,14 +229,14 @@ def main():
             test_patched.clear()
             test_patched.update(patched)
         if "patches" in state:  # the test's patches of the standard library in force; those it undid, back
-            if not OWN_READS:
-                OWN_READS.update(rpc.reads_when_run(rpc.own_files(os.path.abspath(__file__))))
             wanted = {}
             for entry in state["patches"]:
                 module, name = str(entry[0]), str(entry[1])
                 if module.partition(".")[0] in sys.stdlib_module_names and module not in ("sys", "builtins"):
                     value = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
-                    wanted[(module, name)] = _method(value) if entry[3:] == ["method"] else value
+                    binding = entry[3] if len(entry) > 3 else None
+                    wanted[(module, name)] = _method(value) if binding == "method" else staticmethod(value) \
+                        if binding == "static" else classmethod(_method(value)) if binding == "class" else value
             for key in list(originals):
                 if key not in wanted:
                     _set(*_holder(*key), originals.pop(key))
@@ -266,7 +244,7 @@ def main():
                 holder, last = _holder(module, name)
                 real = originals.setdefault((module, name), vars(holder).get(last, _UNSET))
                 if type(holder) is type(sys) and callable(real) and not isinstance(real, type) and value is not _UNSET:
-                    _set(holder, last, _Patched(real, value, (module, name)))
+                    _set(holder, last, _Patched(real, value))
                 else:  # (a class's attribute; or what our functions read, which the judge never sends)
                     _set(holder, last, value)
 
