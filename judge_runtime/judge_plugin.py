@@ -890,23 +890,28 @@ class Worker:
             self.builtins_seen = dict(vars(builtins))
             patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
             state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
-        for target, name, patched in PATCHED_OBJECTS:  # (see PATCHED_OBJECTS)
-            if _same_patch(getattr(target, name, _UNSET), patched):
-                UNFOLLOWED.add(f"{type(target).__name__}.{name}")
-        if PATCHED:  # the tests' patches of the standard library in force (see PATCHED)
-            now = [(module, name, _now(module, name)) for (module, name), before in PATCHED.items()
-                   if _now(module, name) is not before]
-            unfollowed = [(m, n) for m, n, _ in now if _worker_reads(m, n, PATCHED[(m, n)])]
-            UNFOLLOWED.update(f"{m}.{n}" for m, n in unfollowed)
-            now = [(m, n, v) for m, n, v in now if (m, n) not in unfollowed]
-            if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
-                self.patches_seen = [(m, n, id(v)) for m, n, v in now]
-                state["patches"] = [[m, n] + ([] if v is _UNSET else _patch_value(self.conn, v, "." in n)) for m, n, v in now]
+        if PATCHED or PATCHED_OBJECTS:
+            self._patches(state)
         if self.random_pending:  # random.seed(7) in a test seeds the model's random too
             self.random_pending = False
             state["random"] = self.conn.encode_value(random.getstate())
         if state:
             msg["s"] = state
+
+    def _patches(self, state: dict) -> None:
+        """The tests' patches of the standard library in force (PATCHED), when they changed; those
+        the worker cannot take fail the test (UNFOLLOWED)."""
+        for target, name, patched in PATCHED_OBJECTS:
+            if _same_patch(getattr(target, name, _UNSET), patched):
+                UNFOLLOWED.add(f"{type(target).__name__}.{name}")
+        now = [(module, name, _now(module, name)) for (module, name), before in PATCHED.items()
+               if _now(module, name) is not before]
+        unfollowed = [(m, n) for m, n, _ in now if _worker_reads(m, n, PATCHED[(m, n)])]
+        UNFOLLOWED.update(f"{m}.{n}" for m, n in unfollowed)
+        now = [(m, n, v) for m, n, v in now if (m, n) not in unfollowed]
+        if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
+            self.patches_seen = [(m, n, id(v)) for m, n, v in now]
+            state["patches"] = [[m, n] + ([] if v is _UNSET else _patch_value(self.conn, v, "." in n)) for m, n, v in now]
 
     def _basetemp_changed(self) -> bool:
         """A folder or file appeared in pytest's temp root or the tests' TMPDIR since the last

@@ -140,8 +140,6 @@ class _Patched:
         return repr(self._now())
 
 
-
-
 def take_channel():
     """Our ends of the judge's pipes (stdin, stdout), moved off fds 0 and 1."""
     fd_in, fd_out = os.dup(0), os.dup(1)  # not inheritable (PEP 446)
@@ -169,11 +167,39 @@ def _holder(module: str, name: str):
     return holder, last
 
 
+def _bound(value, binding):
+    """On a class, as it binds plain: a test's function as a method, its staticmethod, classmethod."""
+    return _method(value) if binding == "method" else staticmethod(value) if binding == "static" else \
+        classmethod(_method(value)) if binding == "class" else value
+
+
 def _method(function):
     """A test's function set on a class binds as it would plain (the proxy of it would not)."""
     def method(*args, **kwargs):
         return function(*args, **kwargs)
     return method
+
+
+def apply_patches(conn, entries: list, originals: dict) -> None:
+    """The test's patches of the standard library in force ([module, name, value, how it binds]);
+    those it undid, back to what they were here (`originals`)."""
+    wanted = {}
+    for entry in entries:
+        module, name = str(entry[0]), str(entry[1])
+        if module.partition(".")[0] in sys.stdlib_module_names and module not in ("sys", "builtins"):
+            value = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
+            wanted[(module, name)] = _bound(value, entry[3] if len(entry) > 3 else None)
+    for key in list(originals):
+        if key not in wanted:
+            holder, last = _holder(*key)
+            _set(holder, last, originals.pop(key))
+    for (module, name), value in wanted.items():
+        holder, last = _holder(module, name)
+        real = originals.setdefault((module, name), vars(holder).get(last, _UNSET))
+        if type(holder) is type(sys) and callable(real) and not isinstance(real, type) and value is not _UNSET:
+            _set(holder, last, _Patched(real, value))
+        else:  # (a class's attribute; or what our functions read, which the judge never sends)
+            _set(holder, last, value)
 
 
 def main():
@@ -228,25 +254,8 @@ def main():
                 setattr(builtins, name, value)
             test_patched.clear()
             test_patched.update(patched)
-        if "patches" in state:  # the test's patches of the standard library in force; those it undid, back
-            wanted = {}
-            for entry in state["patches"]:
-                module, name = str(entry[0]), str(entry[1])
-                if module.partition(".")[0] in sys.stdlib_module_names and module not in ("sys", "builtins"):
-                    value = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
-                    binding = entry[3] if len(entry) > 3 else None
-                    wanted[(module, name)] = _method(value) if binding == "method" else staticmethod(value) \
-                        if binding == "static" else classmethod(_method(value)) if binding == "class" else value
-            for key in list(originals):
-                if key not in wanted:
-                    _set(*_holder(*key), originals.pop(key))
-            for (module, name), value in wanted.items():
-                holder, last = _holder(module, name)
-                real = originals.setdefault((module, name), vars(holder).get(last, _UNSET))
-                if type(holder) is type(sys) and callable(real) and not isinstance(real, type) and value is not _UNSET:
-                    _set(holder, last, _Patched(real, value))
-                else:  # (a class's attribute; or what our functions read, which the judge never sends)
-                    _set(holder, last, value)
+        if "patches" in state:
+            apply_patches(conn, state["patches"], originals)
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)
