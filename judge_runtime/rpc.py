@@ -1414,9 +1414,11 @@ def _overrides_of_its_base(t, base, obj=None) -> frozenset:
     names = _BASE_NAMES.setdefault(base, frozenset(dir(base)))
     found: set = set()
     for klass in mro:
-        if klass in bases or klass in _ENUM_CLASSES:
+        if klass in bases:
             continue
         space = type.__getattribute__(klass, "__dict__")
+        if klass in _ENUM_CLASSES:  # enum's own names, but what the model's code set on them since
+            space = {n: v for n, v in space.items() if _ENUM_DICTS[klass].get(n, _ABSENT) is not v}
         for name in space:
             if type(name) is not str:  # (`locals()[Key("__bool__")] = f`: a key whose own methods could lie)
                 found.add("<a name that is not a str>")
@@ -1444,6 +1446,7 @@ def _owner(mro: tuple, name: str):
 # module's names later: `enum.Base = Base`): their overrides are enum's, not the model's.
 _ENUM_CLASSES = frozenset(getattr(enum, name) for name in ("Enum", "ReprEnum", "IntEnum", "StrEnum", "Flag", "IntFlag")
                           if isinstance(getattr(enum, name, None), type))
+_ENUM_DICTS = {klass: dict(vars(klass)) for klass in _ENUM_CLASSES}  # (`enum.IntEnum.__lt__ = ...` is the model's)
 
 
 def _special(name: str) -> bool:
