@@ -545,16 +545,16 @@ _WORKER_READS: list = []
 
 
 def _worker_reads(module: str, name: str, real) -> bool:
-    """A class or value the worker's own functions read when they run (`datetime.datetime`,
-    `os.sep`): set there, it would change the judge's transport, so it is not followed (a patched
-    function is: the worker's _Patched gives the real one to its own code only)."""
+    """A class or value the worker's own functions read when they run (`datetime.datetime`), or an
+    attribute of a class of the modules its transport runs on: set there, it would change the
+    judge's transport, so it is not followed (a patched function is: the worker's _Patched gives the
+    real one to its own code only)."""
     if "." in name:  # a class's attribute
         return module.partition(".")[0] in _TRANSPORT_MODULES
     if real is _UNSET or (callable(real) and not isinstance(real, type)):
         return False
     if not _WORKER_READS:
-        reads = rpc.reads_when_run(rpc.own_files(os.path.join(_HERE, "worker.py")))
-        _WORKER_READS.append(frozenset().union(*reads.values()))
+        _WORKER_READS.append(rpc.reads_when_run(rpc.own_files(os.path.join(_HERE, "worker.py"))))
     return (module, name) in _WORKER_READS[0]
 
 

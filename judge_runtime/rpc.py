@@ -56,7 +56,7 @@ def models_code_running() -> bool:
     return getattr(RUNNING, "model", True)
 
 
-_THREAD, _SEP = threading.Thread, os.sep  # (nor a test's patch of threading.Thread, os.sep: reads_when_run)
+_THREAD, _SEP = threading.Thread, os.sep  # (taken at load: a test's patch of them is the model's code's)
 
 # The worker reads bytecode only from our cache (runtime_files.bytecode: the modules imported here
 # and a few common ones). datetime, decimal, fractions, pathlib and zoneinfo are looked up in
@@ -129,21 +129,19 @@ _BINARY["pickle"] = lambda x, protocol: __import__("pickle").dumps(x, _protocol(
 def own_files(worker: str) -> list:
     """The worker's own code: worker.py and the rpc modules, each with its namespace where loaded."""
     here = os.path.dirname(worker)
-    sources = [(worker, vars(sys.modules["__main__"]) if getattr(sys.modules.get("__main__"), "__file__", None)
-                == worker else {})]
-    for name, private in (("rpc", "_judge_rpc"), ("rpc_values", "_judge_rpc_values"), ("rpc_policy", "_judge_rpc_policy")):
-        sources.append((os.path.join(here, f"{name}.py"), vars(sys.modules[private]) if private in sys.modules else {}))
-    return sources
+    return [(worker, {})] + [(os.path.join(here, f"{name}.py"), vars(sys.modules[private]) if private in sys.modules
+                              else {}) for name, private in (("rpc", "_judge_rpc"), ("rpc_values", "_judge_rpc_values"),
+                                                             ("rpc_policy", "_judge_rpc_policy"))]
 
 
-def reads_when_run(sources: list) -> dict:
-    """(code's file, first line, name) -> the (module, attribute) pairs that function reads when it
-    runs (`os.sep`, `threading.Thread`, `os.path.join`), from its bytecode: a loaded name that is a
-    module, then attribute reads. What a module or class body reads ran at import. A test's patch
-    of one of these is not for the worker's own code (worker._Patched), or cannot be followed."""
+def reads_when_run(sources: list) -> frozenset:
+    """The (module, attribute) pairs the functions of these files read when they run (`os.path`,
+    `datetime.datetime`), from their bytecode: a loaded name that is a module, then attribute reads.
+    (What a module or class body reads ran at import.) A test's patch of a class or value among
+    them cannot be followed into the worker (judge_plugin._worker_reads)."""
     import dis
     import inspect
-    found: dict = {}
+    found: set = set()
     for path, space in sources:
         with open(path, encoding="utf-8") as source:
             codes = [compile(source.read(), path, "exec")]
@@ -152,20 +150,18 @@ def reads_when_run(sources: list) -> dict:
             codes.extend(c for c in code.co_consts if isinstance(c, type(code)))
             if not code.co_flags & inspect.CO_OPTIMIZED:
                 continue
-            reads, held = set(), None
+            held = None
             for ins in dis.get_instructions(code):
                 if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "IMPORT_NAME"):
                     name = str(ins.argval)
                     held = space.get(name) if type(space.get(name)) is types.ModuleType else sys.modules.get(name)
                 elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD", "IMPORT_FROM") and held is not None:
-                    reads.add((held.__name__, str(ins.argval)))
+                    found.add((held.__name__, str(ins.argval)))
                     held = getattr(held, str(ins.argval), None)
                     held = held if type(held) is types.ModuleType else None
                 else:
                     held = None
-            if reads:
-                found[(path, code.co_firstlineno, code.co_name)] = frozenset(reads)
-    return found
+    return frozenset(found)
 
 
 def _protocol(protocol) -> int:
