@@ -34,6 +34,7 @@ import socket
 import stat
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 import types
@@ -136,6 +137,11 @@ def kill_descendants() -> None:
 
 def _seed(*args, **kwargs):
     REAL_SEED(*args, **kwargs)
+    WORKER.random_pending = True
+
+
+def _setstate(state):
+    REAL_SETSTATE(state)
     WORKER.random_pending = True
 
 
@@ -464,6 +470,7 @@ if sys.platform == "linux":  # (before BUILTINS0: our open is the tests' startin
 
 
 REAL_SEED, random.seed = random.seed, _seed
+REAL_SETSTATE, random.setstate = random.setstate, _setstate
 BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
 _UNSET = object()
 
@@ -486,12 +493,27 @@ def _note_patch(target, name, before) -> None:
     elif type(target) is types.ModuleType:
         module = target.__name__
     else:
-        if isinstance(target, _GLOBAL_OBJECTS()):
+        if isinstance(target, _GLOBAL_OBJECTS()) or any(target is stream for stream in (sys.stdin, sys.stdout, sys.stderr)):
             PATCHED_OBJECTS.append((target, name, getattr(target, name, _UNSET)))  # (what the patch set)
         return
-    if (module, name) not in PATCHED and module.partition(".")[0] in sys.stdlib_module_names and \
-            module not in ("sys", "builtins") and (module, name) != ("os", "environ"):  # (env: Worker._outgoing)
+    if (module, name) not in PATCHED and _library(module) and module != "builtins" and \
+            (module, name) not in _OWN_RULES:
         PATCHED[(module, name)] = _UNSET if before is _pytest.compat.NOTSET else before
+
+
+# What follows the test by rules of its own (Worker._outgoing): the environment, argv, the streams.
+_OWN_RULES = frozenset({("os", "environ"), ("sys", "argv"), ("sys", "stdin"), ("sys", "stdout"), ("sys", "stderr")})
+_LIBRARIES = tuple({path + os.sep for key, path in sysconfig.get_paths().items() if key in ("purelib", "platlib")})
+
+
+def _library(module: str) -> bool:
+    """The standard library, or a library installed in the interpreter (`requests`, `packaging`):
+    not the workspace's modules (proxies here), the tests' own, nor pytest's."""
+    root = module.partition(".")[0]
+    if root in sys.stdlib_module_names:
+        return True
+    file = getattr(sys.modules.get(root), "__file__", None)
+    return root not in ("pytest", "_pytest", "pluggy") and type(file) is str and file.startswith(_LIBRARIES)
 
 
 # Objects of the standard library's that the model's code reaches by name, not by being handed
@@ -505,6 +527,16 @@ def _GLOBAL_OBJECTS() -> tuple:
     import decimal
     import logging
     return (logging.Logger, logging.Manager, decimal.Context)
+
+
+def _settings() -> list:
+    """Process settings a test sets through a setter, for the worker: the first weekday of
+    `calendar`, the default socket timeout (None where the module is not loaded)."""
+    calendar, socket = sys.modules.get("calendar"), sys.modules.get("socket")
+    return [calendar.firstweekday() if calendar else None, socket.getdefaulttimeout() if socket else None]
+
+
+_SETTINGS0 = _settings()
 
 
 def _patch_value(conn, value, on_a_class: bool) -> list:
@@ -767,6 +799,7 @@ class Worker:
         self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None}
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
         self.patches_seen: list = []
+        self.settings_seen = _SETTINGS0
         self.conn = rpc.Connection(os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb"), guarded=True,
                                    outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
                                    trusted_folder=TESTS_DIR)
@@ -892,6 +925,9 @@ class Worker:
             state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
         if PATCHED or PATCHED_OBJECTS:
             self._patches(state)
+        settings = _settings()
+        if settings != self.settings_seen:  # calendar.setfirstweekday, socket.setdefaulttimeout in a test
+            self.settings_seen = state["settings"] = settings
         if self.random_pending:  # random.seed(7) in a test seeds the model's random too
             self.random_pending = False
             state["random"] = self.conn.encode_value(random.getstate())

@@ -10,6 +10,7 @@ argv: worker.py WORKSPACE. stdlib only (runs in the sandbox interpreter).
 import builtins
 import os
 import sys
+import time
 
 OUTPUT_LIMIT = 1024 * 1024  # forwarded per message; the rest is cut
 
@@ -186,7 +187,7 @@ def apply_patches(conn, entries: list, originals: dict) -> None:
     wanted = {}
     for entry in entries:
         module, name = str(entry[0]), str(entry[1])
-        if module.partition(".")[0] in sys.stdlib_module_names and module not in ("sys", "builtins"):
+        if module != "builtins":  # (a library's: judge_plugin._library)
             value = conn.decode_value(entry[2]) if len(entry) > 2 else _UNSET
             wanted[(module, name)] = _bound(value, entry[3] if len(entry) > 3 else None)
     for key in list(originals):
@@ -236,6 +237,8 @@ def main():
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
+            if hasattr(time, "tzset"):
+                time.tzset()  # (TZ as the test set it: time.localtime in the model's code follows)
         if "argv" in state:
             sys.argv[:] = state["argv"] if state["argv"] is not None else base_argv
         if "stdin" in state:
@@ -256,6 +259,11 @@ def main():
             test_patched.update(patched)
         if "patches" in state:
             apply_patches(conn, state["patches"], originals)
+        if "settings" in state:  # (judge_plugin._settings)
+            weekday, timeout = state["settings"]
+            if weekday is not None:
+                __import__("calendar").setfirstweekday(int(weekday))
+            __import__("socket").setdefaulttimeout(None if timeout is None else float(timeout))
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)
