@@ -474,11 +474,12 @@ REAL_SETSTATE, random.setstate = random.setstate, _setstate
 BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
 _UNSET = object()
 
-# A test's patch of a standard-library module's attribute (`mock.patch("subprocess.run")`,
-# `monkeypatch.setattr(time, "sleep", ...)`, `monkeypatch.setattr(os, "isatty", ...)`) is the model's
+# A test's patch of a library module's attribute, or of a library class's (`mock.patch("subprocess.run")`,
+# `monkeypatch.setattr(time, "sleep", ...)`, `Path.home`, `requests.get`, `sys.platform`) is the model's
 # code's too, as in a plain run: monkeypatch and mock note here what they patch, and each question
-# to the worker carries the patches in force (Worker._outgoing; the worker applies them, and leaves
-# out what its own code calls: rpc.own_calls). `sys` and `builtins` have rules of their own.
+# to the worker carries the patches in force (Worker._patches; worker.apply_patches). What the
+# worker cannot take fails the test (UNFOLLOWED). `builtins`, the environment, argv and the
+# streams have rules of their own.
 PATCHED: dict = {}  # (module name, attribute) -> its value before the tests' first patch of it
 
 
@@ -493,7 +494,7 @@ def _note_patch(target, name, before) -> None:
     elif type(target) is types.ModuleType:
         module = target.__name__
     else:
-        if isinstance(target, _GLOBAL_OBJECTS()) or any(target is stream for stream in (sys.stdin, sys.stdout, sys.stderr)):
+        if isinstance(target, _global_objects()) or any(target is stream for stream in (sys.stdin, sys.stdout, sys.stderr)):
             PATCHED_OBJECTS.append((target, name, getattr(target, name, _UNSET)))  # (what the patch set)
         return
     if (module, name) not in PATCHED and _library(module) and module != "builtins" and \
@@ -523,7 +524,7 @@ def _library(module: str) -> bool:
 PATCHED_OBJECTS: list = []
 
 
-def _GLOBAL_OBJECTS() -> tuple:
+def _global_objects() -> tuple:
     import decimal
     import logging
     return (logging.Logger, logging.Manager, decimal.Context)
