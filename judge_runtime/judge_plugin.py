@@ -532,17 +532,25 @@ def _global_objects() -> tuple:
 
 def _settings() -> list:
     """Process settings a test sets through a setter, for the worker: the first weekday of
-    `calendar`, the default socket timeout (None where the module is not loaded)."""
+    `calendar`, the default socket timeout (None where the module is not loaded), the umask and
+    the recursion limit (None while they are the judge's own, _UMASK0 and _RECURSION0: the
+    worker keeps its own then)."""
     calendar, socket = sys.modules.get("calendar"), sys.modules.get("socket")
-    return [calendar.firstweekday() if calendar else None, socket.getdefaulttimeout() if socket else None]
+    umask = os.umask(0)  # (there is no getter; 0 is the judge's own anyway, see the end of this module)
+    os.umask(umask)
+    limit = sys.getrecursionlimit()
+    return [calendar.firstweekday() if calendar else None, socket.getdefaulttimeout() if socket else None,
+            None if umask == _UMASK0 else umask, None if limit == _RECURSION0 else limit]
 
 
-_SETTINGS0 = _settings()
+_UMASK0, _RECURSION0 = -1, -1  # the judge's own, taken when it dropped to its user (end of this module)
 
 
 def _patch_value(conn, value, on_a_class: bool) -> list:
     """[the value] for the worker, and on a class how it binds there as it would plain: a function
-    as a method, a staticmethod or classmethod as one (their function sent)."""
+    as a method, a staticmethod, classmethod or property as one (their functions sent)."""
+    if on_a_class and type(value) is property:
+        return [conn.encode_value([value.fget, value.fset, value.fdel]), "property"]
     if on_a_class and type(value) in (staticmethod, classmethod):
         return [conn.encode_value(value.__func__), "static" if type(value) is staticmethod else "class"]
     return [conn.encode_value(value)] + (["method"] if on_a_class and type(value) is types.FunctionType else [])
@@ -573,7 +581,10 @@ def _now(module: str, name: str):
     return _UNSET if holder is None else vars(holder).get(last, _UNSET)
 
 
-UNFOLLOWED: set = set()  # this test's patches the worker cannot take: the test fails (pytest_runtest_makereport)
+UNFOLLOWED: dict = {}  # this test's patches the worker cannot take -> why: the test fails (pytest_runtest_makereport)
+_READS_ITSELF = "the judge's worker reads it itself"
+_ITS_OWN_OBJECT = "the worker's object of that name is its own, not the test's"
+_ITS_OWN_DICT = "the worker's library keeps a dict of its own there"
 _WORKER_READS: list = []
 
 
@@ -602,6 +613,57 @@ def _noting_monkeypatch(real):
     return patch
 
 
+# A test's patch of a library module's dict (`mock.patch.dict`, `monkeypatch.setitem`/`delitem`): the
+# worker's library has dicts of its own (they differ already: `mimetypes.init()` makes a new one), so
+# one is not followed and fails the test (UNFOLLOWED) while in force, but for imports a test blocks
+# (`sys.modules["yaml"] = None`), which the worker's imports take too (state "blocked").
+# os.environ follows by a rule of its own.
+DICT_PATCHES: list = []  # [who patched (a mock patcher or a MonkeyPatch), where ("mimetypes.types_map"), blocked imports]
+
+
+def _note_dict_patch(owner, target, values) -> None:
+    """`values`: (key, value) pairs the patch sets; None where it clears or deletes."""
+    if target is os.environ or type(target) is os._Environ:
+        return
+    if target is sys.modules:  # (None where it deletes or clears: the tests' own imports)
+        blocked = [key for key, value in values or () if type(key) is str and value is None]
+        DICT_PATCHES.append([owner, "" if len(blocked) == len(values or ()) else "sys.modules", blocked])
+        return
+    where = next((f"{name}.{key}" for name, module in list(sys.modules.items())
+                  if type(module) is types.ModuleType and _library(name)
+                  for key, value in list(vars(module).items()) if value is target), None)
+    if where is not None:
+        DICT_PATCHES.append([owner, where, []])
+
+
+def _noting_dict_patches(real_patch, real_unpatch):
+    def patch(self):
+        target = pkgutil.resolve_name(self.in_dict) if isinstance(self.in_dict, str) else self.in_dict
+        values = None if self.clear else list(dict(self.values).items())
+        real_patch(self)
+        _note_dict_patch(self, target, values)
+
+    def unpatch(self):
+        DICT_PATCHES[:] = [entry for entry in DICT_PATCHES if entry[0] is not self]
+        return real_unpatch(self)
+    return patch, unpatch
+
+
+def _noting_monkeypatch_items(real):
+    def change(self, dic, name, *args, **kwargs):
+        result = real(self, dic, name, *args, **kwargs)
+        _note_dict_patch(self, dic, [(name, dic[name])] if real.__name__ == "setitem" else None)
+        return result
+    return change
+
+
+def _undoing_monkeypatch(real):
+    def undo(self):
+        DICT_PATCHES[:] = [entry for entry in DICT_PATCHES if entry[0] is not self]
+        return real(self)
+    return undo
+
+
 def _noting_mock_patch(real):
     def enter(self):
         result = real(self)
@@ -618,6 +680,12 @@ import _pytest.monkeypatch  # noqa: E402
 _pytest.monkeypatch.MonkeyPatch.setattr = _noting_monkeypatch(_pytest.monkeypatch.MonkeyPatch.setattr)
 _pytest.monkeypatch.MonkeyPatch.delattr = _noting_monkeypatch(_pytest.monkeypatch.MonkeyPatch.delattr)
 unittest.mock._patch.__enter__ = _noting_mock_patch(unittest.mock._patch.__enter__)
+_PATCH_DICT = unittest.mock._patch_dict  # (its _patch_dict/_unpatch_dict are private: not in typeshed)
+_PATCH_DICT._patch_dict, _PATCH_DICT._unpatch_dict = _noting_dict_patches(  # type: ignore[attr-defined]
+    _PATCH_DICT._patch_dict, _PATCH_DICT._unpatch_dict)  # type: ignore[attr-defined]
+_pytest.monkeypatch.MonkeyPatch.setitem = _noting_monkeypatch_items(_pytest.monkeypatch.MonkeyPatch.setitem)
+_pytest.monkeypatch.MonkeyPatch.delitem = _noting_monkeypatch_items(_pytest.monkeypatch.MonkeyPatch.delitem)
+_pytest.monkeypatch.MonkeyPatch.undo = _undoing_monkeypatch(_pytest.monkeypatch.MonkeyPatch.undo)
 REAL_POPEN = subprocess.Popen  # the tests' Popen is JudgedPopen (below); ours is the real one
 _MONOTONIC, _SLEEP = time.monotonic, time.sleep  # (a test's mock of time.sleep must not see our waits)
 _GETCWD = os.getcwd
@@ -800,6 +868,7 @@ class Worker:
         self.sent = {"cwd": None, "env": [], "argv": None, "stdin": None}
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
         self.patches_seen: list = []
+        self.blocked_seen: list = []
         self.settings_seen = _SETTINGS0
         self.conn = rpc.Connection(os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb"), guarded=True,
                                    outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
@@ -926,8 +995,10 @@ class Worker:
             state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
         if PATCHED or PATCHED_OBJECTS:
             self._patches(state)
+        if DICT_PATCHES or self.blocked_seen:
+            self._dict_patches(state)
         settings = _settings()
-        if settings != self.settings_seen:  # calendar.setfirstweekday, socket.setdefaulttimeout in a test
+        if settings != self.settings_seen:  # calendar.setfirstweekday, socket.setdefaulttimeout, os.umask in a test
             self.settings_seen = state["settings"] = settings
         if self.random_pending:  # random.seed(7) in a test seeds the model's random too
             self.random_pending = False
@@ -940,15 +1011,23 @@ class Worker:
         the worker cannot take fail the test (UNFOLLOWED)."""
         for target, name, patched in PATCHED_OBJECTS:
             if _same_patch(getattr(target, name, _UNSET), patched):
-                UNFOLLOWED.add(f"{type(target).__name__}.{name}")
+                UNFOLLOWED[f"{type(target).__name__}.{name}"] = _ITS_OWN_OBJECT
         now = [(module, name, _now(module, name)) for (module, name), before in PATCHED.items()
                if _now(module, name) is not before]
         unfollowed = [(m, n) for m, n, _ in now if _worker_reads(m, n, PATCHED[(m, n)])]
-        UNFOLLOWED.update(f"{m}.{n}" for m, n in unfollowed)
+        UNFOLLOWED.update((f"{m}.{n}", _READS_ITSELF) for m, n in unfollowed)
         now = [(m, n, v) for m, n, v in now if (m, n) not in unfollowed]
         if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
             self.patches_seen = [(m, n, id(v)) for m, n, v in now]
             state["patches"] = [[m, n] + ([] if v is _UNSET else _patch_value(self.conn, v, "." in n)) for m, n, v in now]
+
+    def _dict_patches(self, state: dict) -> None:
+        """Imports the tests block while their patch is in force; other patched dicts of a library
+        fail the test (DICT_PATCHES)."""
+        UNFOLLOWED.update((where, _ITS_OWN_DICT) for _, where, _ in DICT_PATCHES if where)
+        blocked = sorted({name for _, where, names in DICT_PATCHES if not where for name in names})
+        if blocked != self.blocked_seen:
+            self.blocked_seen = state["blocked"] = blocked
 
     def _basetemp_changed(self) -> bool:
         """A folder or file appeared in pytest's temp root or the tests' TMPDIR since the last
@@ -1490,6 +1569,9 @@ if sys.platform != "win32" and SPEC.get("judge_uid", -1) >= 0 and os.geteuid() =
     os.setuid(SPEC["judge_uid"])
     os.umask(0)  # what the tests create in tmp_path is the worker's to write too (our own folder is 0700)
     _prctl(PR_SET_DUMPABLE, 0)  # setuid resets it
+_UMASK0, _RECURSION0 = os.umask(0), sys.getrecursionlimit()
+os.umask(_UMASK0)
+_SETTINGS0 = _settings()
 
 
 class Record:
@@ -2250,8 +2332,8 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = item.stash[BODY_NOT_RUN]
     if UNFOLLOWED and report.passed:
         report.outcome = "failed"
-        report.longrepr = (f"the test patched {', '.join(sorted(UNFOLLOWED))} and called the model's code: the judge's "
-                           f"worker reads it itself, so the model's code would not see the test's value (not judged)")
+        report.longrepr = "\n".join(f"the test patched {name} and called the model's code: {why}, so the model's code "
+                                     f"would not see the test's value (not judged)" for name, why in sorted(UNFOLLOWED.items()))
     elif kept and report.passed:
         report.outcome = "failed"
         report.longrepr = ("the test's own check failed inside the model's code, which did not let it through "
@@ -2261,6 +2343,8 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = (f"the test's own check failed and was caught by {where}, not by the tests (it counts "
                            f"all the same):\n{type(check).__name__}: {check}")
+    if call.when == "call":
+        UNFOLLOWED.clear()  # (said once: a test that failed on its own is not also an error at teardown)
 
 
 @pytest.hookimpl(tryfirst=True)

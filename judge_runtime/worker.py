@@ -169,7 +169,10 @@ def _holder(module: str, name: str):
 
 
 def _bound(value, binding):
-    """On a class, as it binds plain: a test's function as a method, its staticmethod, classmethod."""
+    """On a class, as it binds plain: a test's function as a method, its staticmethod, classmethod,
+    property (sent as [fget, fset, fdel])."""
+    if binding == "property":
+        return property(*(None if function is None else _method(function) for function in list(value)[:3]))
     return _method(value) if binding == "method" else staticmethod(value) if binding == "static" else \
         classmethod(_method(value)) if binding == "class" else value
 
@@ -212,7 +215,10 @@ def main():
     sys.argv = [os.path.join(workspace, "__judged__")]
     base_env, base_argv, base_stdin = dict(os.environ), list(sys.argv), NoInput()
     base_builtins, test_patched = dict(vars(builtins)), set()
+    base_umask, base_recursion = os.umask(0o022), sys.getrecursionlimit()
+    os.umask(base_umask)
     originals: dict = {}  # (module, attribute) -> its value before the tests' first patch of it here
+    unblocked: dict = {}  # a module name the test blocks -> what sys.modules held for it here
     out, err = Capture(), Capture()
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
@@ -259,11 +265,23 @@ def main():
             test_patched.update(patched)
         if "patches" in state:
             apply_patches(conn, state["patches"], originals)
+        if "blocked" in state:  # `mock.patch.dict(sys.modules, {"yaml": None})`: the model's `import yaml` fails
+            for name, module in unblocked.items():
+                if module is None:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
+            unblocked.clear()
+            for name in map(str, state["blocked"]):
+                unblocked[name] = sys.modules.get(name)
+                sys.modules[name] = None
         if "settings" in state:  # (judge_plugin._settings)
-            weekday, timeout = state["settings"]
+            weekday, timeout, umask, limit = state["settings"]
             if weekday is not None:
                 __import__("calendar").setfirstweekday(int(weekday))
             __import__("socket").setdefaulttimeout(None if timeout is None else float(timeout))
+            os.umask(base_umask if umask is None else int(umask) & 0o777)
+            sys.setrecursionlimit(base_recursion if limit is None else max(int(limit), 50))
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)

@@ -61,6 +61,7 @@ Closed (same session, the last half hour; each test named fails on the code befo
   default socket timeout follow as process settings (judge_plugin._settings).
 Left open, strict xfails (README limits): os.umask, recursion limit, mock.patch.dict of a library
 module's dict, random.setstate/getstate (two generators), a property set on a library class.
+(All but random closed in the next session: see the end of this file.)
 
 Held (probed): `warnings.simplefilter("error")` around a model's DeprecationWarning (judged fails);
 `mock.patch("subprocess.Popen")` + assert_not_called while the model's code uses os.popen (the
@@ -179,7 +180,6 @@ def test_a_calendar_firstweekday_is_not_followed(sandbox, scratch):
     fails_plain_and_judged(sandbox, scratch, files, tests, failed=1)
 
 
-@pytest.mark.xfail(strict=True, reason="open (README limits): a test's os.umask is not the worker's")
 def test_a_umask_of_the_test_is_not_followed(sandbox, scratch):
     """The test sets a strict umask; the report must be 0644 anyway (the model should chmod)."""
     files = {"report.py": """
@@ -321,7 +321,6 @@ def test_control_tzset(sandbox, scratch):
     honest(sandbox, scratch, files, tests, passed=1)
 
 
-@pytest.mark.xfail(strict=True, reason="open (README limits): mock.patch.dict / monkeypatch.setitem on a library module's dict is not followed")
 def test_a_patch_dict_of_mimetypes_is_not_followed(sandbox, scratch):
     """`mock.patch.dict(mimetypes.types_map, clear=True)` (a system without mime.types): the model
     must use its own table; its code relies on mimetypes. patch.dict is never noted."""
@@ -511,7 +510,6 @@ def test_a_patch_on_posixpath_class(sandbox, scratch):
     fails_plain_and_judged(sandbox, scratch, files, tests, failed=1)
 
 
-@pytest.mark.xfail(strict=True, reason="open (README limits): a property a test sets on a library class crosses as a proxy, not a descriptor")
 def test_control_property_set_on_a_stdlib_class(sandbox, scratch):
     files = {"names.py": """
         from pathlib import Path
@@ -528,7 +526,6 @@ def test_control_property_set_on_a_stdlib_class(sandbox, scratch):
     honest(sandbox, scratch, files, tests, passed=1)
 
 
-@pytest.mark.xfail(strict=True, reason="open (README limits): sys.setrecursionlimit in a test is not the worker's")
 def test_a_recursion_limit_of_the_test_is_not_followed(sandbox, scratch):
     """`sys.setrecursionlimit(200)` ("deep input is handled without recursion"); the model's
     parser recurses 300 deep: plain RecursionError, judged the worker's own limit (1000). (With
@@ -575,3 +572,80 @@ def test_a_default_socket_timeout_is_not_followed(sandbox, scratch):
                 socket.setdefaulttimeout(None)
     """}
     fails_plain_and_judged(sandbox, scratch, files, tests, failed=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Closed in the next session (the four left open above but random's two generators): os.umask and
+# sys.setrecursionlimit follow as process settings (judge_plugin._settings); a property a test sets
+# on a library class is rebuilt in the worker around the test's functions (worker._bound); a
+# patched dict of a library (mock.patch.dict, monkeypatch.setitem/delitem) fails the test while in
+# force, but imports the test blocks in sys.modules, which the worker's imports take too. The
+# tests below are new with that; each fails on the code before.
+
+CSV_ROWS = """
+    def rows(text):
+        try:
+            import csv
+        except ImportError:
+            return []  # unfinished: the fallback the tests ask for
+        return list(csv.reader(text.splitlines()))
+"""
+
+
+def test_an_import_a_test_blocks_is_blocked_for_the_model(sandbox, scratch):
+    """`mock.patch.dict(sys.modules, {"csv": None})`: plain, the model's `import csv` fails and its
+    unfinished fallback returns []; the worker had its own csv."""
+    tests = {"test_rows.py": """
+        import sys
+        from unittest import mock
+        import table
+        def test_rows_without_csv():
+            with mock.patch.dict(sys.modules, {"csv": None}):
+                assert table.rows("a,b") == [["a", "b"]]
+    """}
+    fails_plain_and_judged(sandbox, scratch, {"table.py": CSV_ROWS}, tests, failed=1)
+
+
+def test_an_import_blocked_by_monkeypatch_and_restored(sandbox, scratch):
+    """The same through `monkeypatch.setitem`; the next test has csv again (honest code)."""
+    files = {"table.py": CSV_ROWS.replace("return []  # unfinished: the fallback the tests ask for",
+                                          "return [line.split(',') for line in text.splitlines()]")}
+    tests = {"test_rows.py": """
+        import sys
+        import table
+        def test_rows_without_csv(monkeypatch):
+            monkeypatch.setitem(sys.modules, "csv", None)
+            assert table.rows('a,"b,c"') == [["a", '"b', 'c"']]
+        def test_rows_with_csv():
+            assert table.rows('a,"b,c"') == [["a", "b,c"]]
+        def test_sys_modules_restored_around_a_reimport():
+            from unittest import mock
+            with mock.patch.dict(sys.modules):
+                sys.modules.pop("json", None)
+                assert table.rows("x") == [["x"]]
+    """}
+    honest(sandbox, scratch, files, tests, passed=3)
+
+
+def test_a_patched_library_dict_fails_the_test_and_says_why(sandbox, scratch):
+    """`monkeypatch.setitem(mimetypes.types_map, ...)` is not followed: the test fails, and the
+    report names the dict (honest code; a false fail, stated)."""
+    files = {"ctype.py": """
+        import mimetypes
+        def content_type(name):
+            return mimetypes.guess_type(name)[0] or "application/octet-stream"
+    """}
+    tests = {"test_ctype.py": """
+        import mimetypes
+        import ctype
+        def test_custom_type(monkeypatch):
+            mimetypes.init()
+            monkeypatch.setitem(mimetypes.types_map, ".zz", "x/zz")
+            assert ctype.content_type("a.json") == "application/json"
+        def test_after_the_patch():
+            assert ctype.content_type("a.json") == "application/json"
+    """}
+    result = judged(sandbox, scratch, files, tests)
+    assert plain(sandbox, scratch, files, tests).ok
+    assert (result["passed"], result["failed"]) == (1, 1), result["output"]
+    assert "patched mimetypes.types_map and called the model's code" in result["output"], result["output"]
