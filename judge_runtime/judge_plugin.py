@@ -473,6 +473,7 @@ REAL_SEED, random.seed = random.seed, _seed
 REAL_SETSTATE, random.setstate = random.setstate, _setstate
 BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
 _UNSET = object()
+SYS_PATH0 = list(sys.path)  # the tests' additions to it are the worker's too (Worker._outgoing)
 
 # A test's patch of a library module's attribute, or of a library class's (`mock.patch("subprocess.run")`,
 # `monkeypatch.setattr(time, "sleep", ...)`, `Path.home`, `requests.get`, `sys.platform`) is the model's
@@ -532,18 +533,57 @@ def _global_objects() -> tuple:
 
 def _settings() -> list:
     """Process settings a test sets through a setter, for the worker: the first weekday of
-    `calendar`, the default socket timeout (None where the module is not loaded), the umask and
-    the recursion limit (None while they are the judge's own, _UMASK0 and _RECURSION0: the
-    worker keeps its own then)."""
-    calendar, socket = sys.modules.get("calendar"), sys.modules.get("socket")
-    umask = os.umask(0)  # (there is no getter; 0 is the judge's own anyway, see the end of this module)
-    os.umask(umask)
+    `calendar`, the default socket timeout, the decimal context (None where the module is not
+    loaded), the umask the test set (None: none yet), the recursion limit as the room it leaves
+    the model's code (None while it is the judge's own), int's digit limit for str(), the open
+    files limit as the room it leaves (None while it is the judge's own)."""
+    calendar, socket, decimal = sys.modules.get("calendar"), sys.modules.get("socket"), sys.modules.get("decimal")
     limit = sys.getrecursionlimit()
+    files = _RESOURCE.getrlimit(_RESOURCE.RLIMIT_NOFILE)[0] if _RESOURCE and "resource" in sys.modules else None
     return [calendar.firstweekday() if calendar else None, socket.getdefaulttimeout() if socket else None,
-            None if umask == _UMASK0 else umask, None if limit == _RECURSION0 else limit]
+            _TEST_UMASK[0], None if limit == _RECURSION0 else limit - _callers_depth(),
+            sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
+            _decimal_context(decimal.getcontext()) if decimal else None,
+            None if files in (None, _FILES0) else files - len(os.listdir("/proc/self/fd" if sys.platform == "linux" else "/dev/fd"))]
 
 
-_UMASK0, _RECURSION0 = -1, -1  # the judge's own, taken when it dropped to its user (end of this module)
+def _decimal_context(context) -> list:
+    return [context.prec, context.rounding, context.Emin, context.Emax, context.capitals, context.clamp,
+            sorted(signal.__name__ for signal, on in context.traps.items() if on)]
+
+
+def _callers_depth() -> int:
+    """How deep the test's code that calls into the model's code is (our own frames not counted)."""
+    frame, ours = sys._getframe(1), (os.path.join(_HERE, ""),)
+    while frame is not None and frame.f_code.co_filename.startswith(ours):
+        frame = frame.f_back
+    depth = 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+_UMASK_START = os.umask(0o022)  # the sandbox's, as a plain run has it (the judge's own becomes 0: end of this module)
+os.umask(_UMASK_START)
+_TEST_UMASK: list = [None]  # what the tests set with os.umask (the worker's too); None: nothing yet
+REAL_UMASK = os.umask
+
+
+def _umask(mask):
+    """A test's os.umask: the tests' and the worker's umask, answered as a plain run would (the
+    judge's own 0 stands in for the sandbox's first one, so the worker can write in tmp_path)."""
+    before = _UMASK_START if _TEST_UMASK[0] is None else _TEST_UMASK[0]
+    REAL_UMASK(0 if mask == _UMASK_START else mask)
+    _TEST_UMASK[0] = mask & 0o777
+    return before
+
+
+_RECURSION0 = sys.getrecursionlimit()
+if sys.platform != "win32":
+    import resource as _RESOURCE  # (the open files limit a test sets: the room it leaves, the worker's too)
+    _FILES0 = _RESOURCE.getrlimit(_RESOURCE.RLIMIT_NOFILE)[0]
+else:
+    _RESOURCE, _FILES0 = None, None
 
 
 def _patch_value(conn, value, on_a_class: bool) -> list:
@@ -551,9 +591,17 @@ def _patch_value(conn, value, on_a_class: bool) -> list:
     as a method, a staticmethod, classmethod or property as one (their functions sent)."""
     if on_a_class and type(value) is property:
         return [conn.encode_value([value.fget, value.fset, value.fdel]), "property"]
+    if on_a_class and isinstance(value, unittest.mock.PropertyMock):  # (its get calls it, its set with the value)
+        return [conn.encode_value(value), "property mock"]
     if on_a_class and type(value) in (staticmethod, classmethod):
         return [conn.encode_value(value.__func__), "static" if type(value) is staticmethod else "class"]
     return [conn.encode_value(value)] + (["method"] if on_a_class and type(value) is types.FunctionType else [])
+
+
+def _other_descriptor(value) -> bool:
+    """A descriptor of the test's on a library class that _patch_value cannot rebuild in the worker."""
+    return type(value) not in (types.FunctionType, staticmethod, classmethod, property) and \
+        not isinstance(value, unittest.mock.PropertyMock) and hasattr(type(value), "__get__")
 
 
 def _same_patch(now, patched) -> bool:
@@ -631,9 +679,17 @@ def _note_dict_patch(owner, target, values) -> None:
         return
     where = next((f"{name}.{key}" for name, module in list(sys.modules.items())
                   if type(module) is types.ModuleType and _library(name)
-                  for key, value in list(vars(module).items()) if value is target), None)
+                  for key, value in _module_and_class_attributes(module) if value is target), None)
     if where is not None:
         DICT_PATCHES.append([owner, where, []])
+
+
+def _module_and_class_attributes(module):
+    """(name, value) of a module's attributes and of its classes' (`RawConfigParser.BOOLEAN_STATES`)."""
+    for key, value in list(vars(module).items()):
+        yield key, value
+        if isinstance(value, type) and getattr(value, "__module__", None) == module.__name__:
+            yield from ((f"{key}.{name}", attr) for name, attr in list(vars(value).items()))
 
 
 def _noting_dict_patches(real_patch, real_unpatch):
@@ -869,6 +925,7 @@ class Worker:
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
         self.patches_seen: list = []
         self.blocked_seen: list = []
+        self.path_seen = SYS_PATH0
         self.settings_seen = _SETTINGS0
         self.conn = rpc.Connection(os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb"), guarded=True,
                                    outgoing=self._outgoing, incoming=self._incoming, describe_loss=self._loss,
@@ -892,7 +949,7 @@ class Worker:
         for name, module in list(sys.modules.items()):
             if type(module) is rpc.ModuleProxy and module._rpc_conn is old:
                 try:
-                    new = fresh.request("import", name)
+                    new = fresh.request("import", name, False)
                 except BaseException:  # noqa: BLE001 - that module's tests fail, as they would anyway
                     continue
                 if type(new) is rpc.ModuleProxy:
@@ -997,8 +1054,13 @@ class Worker:
             self._patches(state)
         if DICT_PATCHES or self.blocked_seen:
             self._dict_patches(state)
+        if sys.path != self.path_seen:  # monkeypatch.syspath_prepend(tmp_path): the model's imports look there too
+            self.path_seen = list(sys.path)
+            first = next((i for i, entry in enumerate(sys.path) if entry in SYS_PATH0), len(sys.path))
+            added = [entry if type(entry) is str and entry not in SYS_PATH0 else None for entry in sys.path]
+            state["path"] = [[e for e in added[:first] if e is not None], [e for e in added[first:] if e is not None]]
         settings = _settings()
-        if settings != self.settings_seen:  # calendar.setfirstweekday, socket.setdefaulttimeout, os.umask in a test
+        if settings != self.settings_seen:  # calendar.setfirstweekday, socket.setdefaulttimeout, os.umask ... in a test
             self.settings_seen = state["settings"] = settings
         if self.random_pending:  # random.seed(7) in a test seeds the model's random too
             self.random_pending = False
@@ -1014,7 +1076,7 @@ class Worker:
                 UNFOLLOWED[f"{type(target).__name__}.{name}"] = _ITS_OWN_OBJECT
         now = [(module, name, _now(module, name)) for (module, name), before in PATCHED.items()
                if _now(module, name) is not before]
-        unfollowed = [(m, n) for m, n, _ in now if _worker_reads(m, n, PATCHED[(m, n)])]
+        unfollowed = [(m, n) for m, n, v in now if _worker_reads(m, n, PATCHED[(m, n)]) or ("." in n and _other_descriptor(v))]
         UNFOLLOWED.update((f"{m}.{n}", _READS_ITSELF) for m, n in unfollowed)
         now = [(m, n, v) for m, n, v in now if (m, n) not in unfollowed]
         if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
@@ -1418,6 +1480,9 @@ class WorkspaceFinder:
 
 
 class WorkspaceLoader:
+    imported: set = set()  # the workspace's modules the tests imported (a second import is a fresh one)
+    just_made: set = set()  # id() of a module create_module made: its exec_module next is no reload
+
     @staticmethod
     def create_module(spec):
         __tracebackhide__ = True
@@ -1425,8 +1490,8 @@ class WorkspaceLoader:
             connection = WORKER.connection()
         except rpc.RpcError as e:
             raise ImportError(f"cannot import {spec.name!r}: {e}", name=spec.name) from None
-        try:
-            module = connection.request("import", spec.name)
+        try:  # (again: the tests took it out of sys.modules to import it anew, so the worker does too)
+            module = connection.request("import", spec.name, spec.name in WorkspaceLoader.imported)
         except SystemExit as e:  # pytest would call it an internal error and say nothing useful
             raise ImportError(f"importing {spec.name!r} in the worker raised SystemExit({e.code!r})",
                               name=spec.name) from None
@@ -1442,11 +1507,21 @@ class WorkspaceLoader:
         doc = connection.request("getattr", module, "__doc__")  # (a module's own __doc__ would hide it)
         types.ModuleType.__setattr__(module, "__doc__", doc if type(doc) is str else None)
         spec.submodule_search_locations = [] if module._rpc_package else None
+        WorkspaceLoader.imported.add(spec.name)
+        WorkspaceLoader.just_made.add(id(module))
         return module
 
     @staticmethod
     def exec_module(module):
-        pass
+        """Nothing after create_module (the worker ran the module); `importlib.reload` runs it again there."""
+        __tracebackhide__ = True
+        if id(module) in WorkspaceLoader.just_made:
+            WorkspaceLoader.just_made.discard(id(module))
+            return
+        try:
+            WORKER.connection().request("reload", module)
+        except SystemExit as e:
+            raise ImportError(f"reloading {module.__name__!r} in the worker raised SystemExit({e.code!r})") from None
 
     @staticmethod
     def get_resource_reader(fullname):
@@ -1569,8 +1644,7 @@ if sys.platform != "win32" and SPEC.get("judge_uid", -1) >= 0 and os.geteuid() =
     os.setuid(SPEC["judge_uid"])
     os.umask(0)  # what the tests create in tmp_path is the worker's to write too (our own folder is 0700)
     _prctl(PR_SET_DUMPABLE, 0)  # setuid resets it
-_UMASK0, _RECURSION0 = os.umask(0), sys.getrecursionlimit()
-os.umask(_UMASK0)
+os.umask = _umask
 _SETTINGS0 = _settings()
 
 

@@ -11,6 +11,7 @@ import builtins
 import os
 import sys
 import time
+import types
 
 OUTPUT_LIMIT = 1024 * 1024  # forwarded per message; the rest is cut
 
@@ -173,6 +174,8 @@ def _bound(value, binding):
     property (sent as [fget, fset, fdel])."""
     if binding == "property":
         return property(*(None if function is None else _method(function) for function in list(value)[:3]))
+    if binding == "property mock":  # (mock.PropertyMock: called to get, called with the value to set)
+        return property(lambda obj: value(), lambda obj, new: value(new))
     return _method(value) if binding == "method" else staticmethod(value) if binding == "static" else \
         classmethod(_method(value)) if binding == "class" else value
 
@@ -182,6 +185,41 @@ def _method(function):
     def method(*args, **kwargs):
         return function(*args, **kwargs)
     return method
+
+
+def _depth() -> int:
+    frame: "types.FrameType | None" = sys._getframe(1)
+    depth = 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def _open_files():
+    if sys.platform == "win32":
+        return None
+    import resource
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def _set_open_files(soft) -> None:
+    """The open files limit (the room the test's leaves; never above the hard limit)."""
+    if sys.platform == "win32":
+        return
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(int(soft), 16), hard) if hard >= 0 else max(int(soft), 16), hard))
+
+
+def _set_decimal_context(settings: list) -> None:
+    """The test's decimal context (judge_plugin._decimal_context), in the thread that serves it."""
+    import decimal
+    context = decimal.getcontext()
+    context.prec, context.rounding, context.Emin, context.Emax, context.capitals, context.clamp = \
+        int(settings[0]), str(settings[1]), int(settings[2]), int(settings[3]), int(settings[4]), int(settings[5])
+    traps = set(map(str, settings[6]))
+    for signal in list(context.traps):
+        context.traps[signal] = signal.__name__ in traps
 
 
 def apply_patches(conn, entries: list, originals: dict) -> None:
@@ -218,6 +256,8 @@ def main():
     base_umask, base_recursion = os.umask(0o022), sys.getrecursionlimit()
     os.umask(base_umask)
     originals: dict = {}  # (module, attribute) -> its value before the tests' first patch of it here
+    base_files = _open_files()
+    path_added: list = []  # what the tests added to sys.path, here too
     unblocked: dict = {}  # a module name the test blocks -> what sys.modules held for it here
     out, err = Capture(), Capture()
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
@@ -265,6 +305,12 @@ def main():
             test_patched.update(patched)
         if "patches" in state:
             apply_patches(conn, state["patches"], originals)
+        if "path" in state:  # the tests' additions to sys.path, before and after the entries it started with
+            sys.path[:] = [entry for entry in sys.path if entry not in path_added]  # (the model's own stay)
+            front, back = ([str(e) for e in part if str(e) not in sys.path] for part in state["path"])
+            sys.path[0:0], path_added[:] = front, front
+            sys.path.extend(back)
+            path_added.extend(back)
         if "blocked" in state:  # `mock.patch.dict(sys.modules, {"yaml": None})`: the model's `import yaml` fails
             for name, module in unblocked.items():
                 if module is None:
@@ -276,12 +322,18 @@ def main():
                 unblocked[name] = sys.modules.get(name)
                 sys.modules[name] = None
         if "settings" in state:  # (judge_plugin._settings)
-            weekday, timeout, umask, limit = state["settings"]
+            weekday, timeout, umask, room, digits, decimal_context, files = state["settings"]
             if weekday is not None:
                 __import__("calendar").setfirstweekday(int(weekday))
             __import__("socket").setdefaulttimeout(None if timeout is None else float(timeout))
             os.umask(base_umask if umask is None else int(umask) & 0o777)
-            sys.setrecursionlimit(base_recursion if limit is None else max(int(limit), 50))
+            sys.setrecursionlimit(base_recursion if room is None else max(int(room) + _depth() + 3, 50))
+            if digits is not None and hasattr(sys, "set_int_max_str_digits"):
+                sys.set_int_max_str_digits(int(digits))
+            if decimal_context is not None:
+                _set_decimal_context(decimal_context)
+            if files is not None or base_files is not None:
+                _set_open_files(base_files if files is None else int(files) + len(os.listdir("/proc/self/fd" if sys.platform == "linux" else "/dev/fd")))
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)
