@@ -195,20 +195,24 @@ def _depth() -> int:
     return depth
 
 
-def _open_files():
-    if sys.platform == "win32":
+# (decided here, not as they run: a test's patch of sys.platform is the model's code's, not ours)
+_FD_FOLDER = "/proc/self/fd" if sys.platform == "linux" else "/dev/fd"
+if sys.platform == "win32":
+    def _open_files():
         return None
-    import resource
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
+    def _set_open_files(room) -> None:
+        pass
+else:
+    def _open_files():
+        import resource
+        return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
-def _set_open_files(soft) -> None:
-    """The open files limit (the room the test's leaves; never above the hard limit)."""
-    if sys.platform == "win32":
-        return
-    import resource
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(int(soft), 16), hard) if hard >= 0 else max(int(soft), 16), hard))
+    def _set_open_files(room) -> None:
+        """The open files limit: the room the test's leaves plus our open files (never above the hard limit)."""
+        import resource
+        soft, hard = max(int(room) + len(os.listdir(_FD_FOLDER)), 16), resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, hard) if hard >= 0 else soft, hard))
 
 
 def _set_decimal_context(settings: list) -> None:
@@ -333,7 +337,7 @@ def main():
             if decimal_context is not None:
                 _set_decimal_context(decimal_context)
             if files is not None or base_files is not None:
-                _set_open_files(base_files if files is None else int(files) + len(os.listdir("/proc/self/fd" if sys.platform == "linux" else "/dev/fd")))
+                _set_open_files(base_files - len(os.listdir(_FD_FOLDER)) if files is None else files)
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
                           before_serve=before_serve)
