@@ -1446,6 +1446,7 @@ def _judged_logging_resolve(resolve):
     return judged
 
 
+import _strptime  # noqa: E402, F401 (strptime imports it at its first call: in a test's callback that the model's code called, an import is refused)
 import logging.config  # noqa: E402 (its names are resolved as above)
 import pkgutil  # noqa: E402
 

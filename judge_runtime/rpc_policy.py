@@ -568,7 +568,8 @@ def _test_case(conn, obj) -> bool:
 
 
 def _test_class(conn, cls) -> bool:
-    """A class of the tests pytest collects (or would, by its default name), a TestCase. Any
+    """A class of the tests pytest collects (or would, by its default name: one without an
+    `__init__` or `__new__` of its own, as pytest has it), a TestCase. Any
     unittest.TestCase of the judge is one, wherever it was made (`types.new_class("TestX", ...)`
     names the `types` module as its home): the model's code has no class in the judge."""
     unittest = sys.modules.get("unittest")
@@ -576,8 +577,11 @@ def _test_class(conn, cls) -> bool:
         return True
     if not _defined_here(conn, cls):
         return False
+    if cls in TEST_CLASSES:
+        return True
     name = type.__getattribute__(cls, "__name__")
-    return name.startswith("Test") or TEST_CLASS_NAME(name) or cls in TEST_CLASSES
+    collectable = cls.__init__ is object.__init__ and cls.__new__ is object.__new__  # (pytest's own rule: a
+    return collectable and (name.startswith("Test") or TEST_CLASS_NAME(name))   # `class TestDict(dict)` is data)
 
 
 def TEST_CLASS_NAME(name: str) -> bool:  # noqa: N802 - judge_plugin sets pytest's python_classes rule here

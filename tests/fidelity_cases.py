@@ -902,4 +902,21 @@ CASES = {
         "the package's namespace, where the source names none; round 41's check for names bound at import took it "
         "for a test made to vanish: a collection error per test module, verdict not ok (humanize 3, python-slugify "
         "tests/__init__.py)"),
+    # -- after a completeness probe on suites not seen before (2026-12-03) ---------------------------
+    "tests_data_class_named_like_a_test_class": (
+        {"loader.py": "def loads(text, _dict=dict):\n    out = _dict()\n    for line in text.splitlines():\n"
+                      "        key, _, value = line.partition('=')\n        out[key.strip()] = value.strip()\n    return out\n"},
+        {"test_loader.py": "import loader\n\ndef test_result_is_the_tests_dict_class():\n"
+                           "    class TestDict(dict):\n        pass\n"
+                           "    assert isinstance(loader.loads('a = 1', _dict=TestDict), TestDict)\n"},
+        "toml's `loads(text, _dict=TestDict)`: a test's `class TestDict(dict)` was taken for a test class by its "
+        "name and its instance was refused to the model's code; pytest itself collects no class with an __init__ "
+        "or __new__ of its own"),
+    "tests_callback_calls_strptime_first": (
+        {"conv.py": "def use(f, value):\n    return f(value)\n"},
+        {"test_conv.py": "import datetime\nfrom conv import use\n\ndef test_callback_uses_strptime():\n"
+                         "    d = use(lambda s: datetime.datetime.strptime(s, '%Y-%m-%d'), '2015-10-10')\n"
+                         "    assert d == datetime.datetime(2015, 10, 10)\n"},
+        "schema's `Use(lambda s: datetime.strptime(...))`: strptime imports `_strptime` at its first call, and in "
+        "a test's callback the model's code called, an import in the judge is refused"),
 }
