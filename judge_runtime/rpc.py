@@ -810,8 +810,8 @@ class Connection:
                     info.streamwriter, info.incrementalencoder, info.incrementaldecoder]
         if op == "import" and not guarded:
             import importlib
-            name, again = args
-            if again:  # (the tests deleted it from their sys.modules: a fresh import, as plain)
+            name, *again = args
+            if again and again[0]:  # (the tests deleted it from their sys.modules: a fresh import, as plain)
                 sys.modules.pop(name, None)
             return importlib.import_module(name)
         if op == "reload" and not guarded:
