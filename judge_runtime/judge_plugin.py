@@ -26,6 +26,7 @@ import io
 import json
 import linecache
 import multiprocessing.pool
+import operator
 import os
 import pickle
 import random
@@ -459,7 +460,28 @@ def _checked_open(file, mode="r", buffering=-1, encoding=None, errors=None, newl
     def checked(path, flags):
         return _check_opened(opener(path, flags) if opener else REAL_OS_OPEN(path, flags, 0o666), path)
 
-    return REAL_OPEN(file, mode, buffering, encoding, errors, newline, closefd, checked)
+    try:
+        return REAL_OPEN(file, mode, buffering, encoding, errors, newline, closefd, checked)
+    except PermissionError:
+        if opener is not None or set(str(mode)) & set("wax+") or WORKER.conn is None:
+            raise
+        return _read_by_the_worker(file, mode, encoding, errors, newline)
+
+
+def _read_by_the_worker(file, mode, encoding, errors, newline):
+    """A file the model's code made its own (0600, or under a test's umask 077): its user is the
+    worker's, not ours, so the worker reads it for the test (what it holds is the model's answer
+    anyway, as in a plain run)."""
+    __tracebackhide__ = True
+    try:
+        data = WORKER.conn.request("read", os.path.abspath(os.fsdecode(file)))
+    except Exception:  # noqa: BLE001 - the test sees our own PermissionError, as before
+        data = None
+    if type(data) is not bytes:
+        raise PermissionError(13, "Permission denied", os.fsdecode(file))
+    if "b" in str(mode):
+        return io.BytesIO(data)
+    return io.TextIOWrapper(io.BytesIO(data), encoding=encoding, errors=errors, newline=newline)
 
 
 if sys.platform == "linux":  # (before BUILTINS0: our open is the tests' starting builtin, not a patch of theirs)
@@ -566,15 +588,14 @@ def _callers_depth() -> int:
 _UMASK_START = os.umask(0o022)  # the sandbox's, as a plain run has it (the judge's own becomes 0: end of this module)
 os.umask(_UMASK_START)
 _TEST_UMASK: list = [None]  # what the tests set with os.umask (the worker's too); None: nothing yet
-REAL_UMASK = os.umask
 
 
 def _umask(mask):
-    """A test's os.umask: the tests' and the worker's umask, answered as a plain run would (the
-    judge's own 0 stands in for the sandbox's first one, so the worker can write in tmp_path)."""
+    """A test's os.umask: the worker's umask, answered as a plain run would. The judge's own stays
+    0, so the worker can read and write what the tests make in tmp_path (the tests' own files
+    are not made private by it: a stated limit)."""
     before = _UMASK_START if _TEST_UMASK[0] is None else _TEST_UMASK[0]
-    REAL_UMASK(0 if mask == _UMASK_START else mask)
-    _TEST_UMASK[0] = mask & 0o777
+    _TEST_UMASK[0] = operator.index(mask) & 0o777
     return before
 
 
@@ -925,6 +946,7 @@ class Worker:
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
         self.patches_seen: list = []
         self.blocked_seen: list = []
+        self.modules_seen: list = []
         self.path_seen = SYS_PATH0
         self.settings_seen = _SETTINGS0
         self.conn = rpc.Connection(os.fdopen(read_fd, "rb", buffering=0), os.fdopen(write_fd, "wb"), guarded=True,
@@ -1054,6 +1076,8 @@ class Worker:
             self._patches(state)
         if DICT_PATCHES or self.blocked_seen:
             self._dict_patches(state)
+        if WorkspaceLoader.imported_again:
+            self._modules(state)
         if sys.path != self.path_seen:  # monkeypatch.syspath_prepend(tmp_path): the model's imports look there too
             self.path_seen = list(sys.path)
             first = next((i for i, entry in enumerate(sys.path) if entry in SYS_PATH0), len(sys.path))
@@ -1082,6 +1106,16 @@ class Worker:
         if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
             self.patches_seen = [(m, n, id(v)) for m, n, v in now]
             state["patches"] = [[m, n] + ([] if v is _UNSET else _patch_value(self.conn, v, "." in n)) for m, n, v in now]
+
+    def _modules(self, state: dict) -> None:
+        """The module a name the tests imported again stands for (a patch.dict of sys.modules put
+        the first one back, a delitem took it out): the model's `import settings` finds the same."""
+        now = [(name, sys.modules.get(name)) for name in sorted(WorkspaceLoader.imported_again)]
+        now = [(name, module if type(module) is rpc.ModuleProxy and module._rpc_conn is self.conn else None)
+               for name, module in now]
+        if [(name, id(module)) for name, module in now] != self.modules_seen:
+            self.modules_seen = [(name, id(module)) for name, module in now]
+            state["modules"] = [[name, None if module is None else self.conn.encode_value(module)] for name, module in now]
 
     def _dict_patches(self, state: dict) -> None:
         """Imports the tests block while their patch is in force; other patched dicts of a library
@@ -1482,6 +1516,7 @@ class WorkspaceFinder:
 
 class WorkspaceLoader:
     imported: set = set()  # the workspace's modules the tests imported (a second import is a fresh one)
+    imported_again: set = set()  # those imported again: which module the tests' sys.modules holds is the worker's too
     just_made: set = set()  # id() of a module create_module made: its exec_module next is no reload
 
     @staticmethod
@@ -1493,6 +1528,8 @@ class WorkspaceLoader:
             raise ImportError(f"cannot import {spec.name!r}: {e}", name=spec.name) from None
         try:  # (again: the tests took it out of sys.modules to import it anew, so the worker does too)
             module = connection.request("import", spec.name, spec.name in WorkspaceLoader.imported)
+            if spec.name in WorkspaceLoader.imported:
+                WorkspaceLoader.imported_again.add(spec.name)
         except SystemExit as e:  # pytest would call it an internal error and say nothing useful
             raise ImportError(f"importing {spec.name!r} in the worker raised SystemExit({e.code!r})",
                               name=spec.name) from None

@@ -174,10 +174,23 @@ def _bound(value, binding):
     property (sent as [fget, fset, fdel])."""
     if binding == "property":
         return property(*(None if function is None else _method(function) for function in list(value)[:3]))
-    if binding == "property mock":  # (mock.PropertyMock: called to get, called with the value to set)
-        return property(lambda obj: value(), lambda obj, new: value(new))
+    if binding == "property mock":
+        return _CallsTheMock(value)
     return _method(value) if binding == "method" else staticmethod(value) if binding == "static" else \
         classmethod(_method(value)) if binding == "class" else value
+
+
+class _CallsTheMock:
+    """A test's mock.PropertyMock on a class: called to get (on the class too), with the value to set."""
+
+    def __init__(self, mock):
+        self.mock = mock
+
+    def __get__(self, obj, owner=None):
+        return self.mock()
+
+    def __set__(self, obj, value):
+        self.mock(value)
 
 
 def _method(function):
@@ -211,7 +224,7 @@ else:
     def _set_open_files(room) -> None:
         """The open files limit: the room the test's leaves plus our open files (never above the hard limit)."""
         import resource
-        soft, hard = max(int(room) + len(os.listdir(_FD_FOLDER)), 16), resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        soft, hard = max(int(room) + len(os.listdir(_FD_FOLDER)), 0), resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, hard) if hard >= 0 else soft, hard))
 
 
@@ -315,6 +328,12 @@ def main():
             sys.path[0:0], path_added[:] = front, front
             sys.path.extend(back)
             path_added.extend(back)
+        if "modules" in state:  # (judge_plugin.Worker._modules)
+            for name, module in state["modules"]:
+                if module is None:
+                    sys.modules.pop(str(name), None)
+                else:
+                    sys.modules[str(name)] = conn.decode_value(module)
         if "blocked" in state:  # `mock.patch.dict(sys.modules, {"yaml": None})`: the model's `import yaml` fails
             for name, module in unblocked.items():
                 if module is None:
