@@ -516,8 +516,10 @@ def _note_patch(target, name, before) -> None:
         module, name = target.__module__, f"{target.__qualname__}.{name}"
     elif type(target) is types.ModuleType:
         module = target.__name__
+    elif any(target is getattr(sys, stream) for stream in _STREAMS):  # `monkeypatch.setattr("sys.stdout.isatty", ...)`
+        module, name = "sys", f"{next(s for s in _STREAMS if target is getattr(sys, s))}.{name}"  # (the worker's stream)
     else:
-        if isinstance(target, _global_objects()) or any(target is stream for stream in (sys.stdin, sys.stdout, sys.stderr)):
+        if isinstance(target, _global_objects()):
             PATCHED_OBJECTS.append((target, name, getattr(target, name, _UNSET)))  # (what the patch set)
         return
     if (module, name) not in PATCHED and _library(module) and module != "builtins" and \
@@ -528,6 +530,14 @@ def _note_patch(target, name, before) -> None:
 # What follows the test by rules of its own (Worker._outgoing): the environment, argv, the streams.
 _OWN_RULES = frozenset({("os", "environ"), ("sys", "argv"), ("sys", "stdin"), ("sys", "stdout"), ("sys", "stderr")})
 _LIBRARIES = tuple({path + os.sep for key, path in sysconfig.get_paths().items() if key in ("purelib", "platlib")})
+
+
+_STREAMS = ("stdin", "stdout", "stderr")
+
+
+def _on_a_class(module: str, name: str) -> bool:
+    """A patched class attribute ("Path.home"), not a module's or the streams' ("stdout.isatty")."""
+    return "." in name and not (module == "sys" and name.partition(".")[0] in _STREAMS)
 
 
 def _library(module: str) -> bool:
@@ -1100,12 +1110,14 @@ class Worker:
                 UNFOLLOWED[f"{type(target).__name__}.{name}"] = _ITS_OWN_OBJECT
         now = [(module, name, _now(module, name)) for (module, name), before in PATCHED.items()
                if _now(module, name) is not before]
-        unfollowed = [(m, n) for m, n, v in now if _worker_reads(m, n, PATCHED[(m, n)]) or ("." in n and _other_descriptor(v))]
+        unfollowed = [(m, n) for m, n, v in now if _worker_reads(m, n, PATCHED[(m, n)]) or
+                      (_on_a_class(m, n) and _other_descriptor(v))]
         UNFOLLOWED.update((f"{m}.{n}", _READS_ITSELF) for m, n in unfollowed)
         now = [(m, n, v) for m, n, v in now if (m, n) not in unfollowed]
         if [(m, n, id(v)) for m, n, v in now] != self.patches_seen:
             self.patches_seen = [(m, n, id(v)) for m, n, v in now]
-            state["patches"] = [[m, n] + ([] if v is _UNSET else _patch_value(self.conn, v, "." in n)) for m, n, v in now]
+            state["patches"] = [[m, n] + ([] if v is _UNSET else _patch_value(self.conn, v, _on_a_class(m, n)))
+                                for m, n, v in now]
 
     def _modules(self, state: dict) -> None:
         """The module a name the tests imported again stands for (a patch.dict of sys.modules put
