@@ -1698,6 +1698,7 @@ _DECODERS = {
     "m": _values._dec_memo, "path": _values._dec_path, "date": _values._dec_date,
     "datetime": _values._dec_moment("datetime"), "time": _values._dec_moment("time"),
     "timedelta": _values._dec_timedelta, "decimal": _values._dec_decimal, "fraction": _values._dec_fraction,
+    "pattern": _values._dec_pattern,
     "slice": _values._dec_slice, "range": _values._dec_range, "ellipsis": lambda conn, data, memo: Ellipsis,
     "notimplemented": lambda conn, data, memo: NotImplemented,
     "type": _values._dec_type, "ref": _dec_ref, "yours": _dec_yours,

@@ -338,6 +338,17 @@ def _dec_decimal(conn, data, memo):
     return decimal.Decimal(data["v"])
 
 
+def _dec_pattern(conn, data, memo):
+    """A compiled regular expression: its pattern (str or bytes) and flags, compiled anew (no code runs)."""
+    import re
+    pattern, flags = conn._dec(data.get("v"), memo), data.get("f")
+    _check(type(pattern) in (str, bytes) and type(flags) is int, "pattern")
+    try:
+        return re.compile(pattern, flags)
+    except (re.error, ValueError, OverflowError) as e:
+        raise ProtocolError(f"a pattern that does not compile: {e}") from None
+
+
 def _dec_fraction(conn, data, memo):
     import fractions
     numerator, denominator = _dec_ints(data, 2, conn, memo)
@@ -400,6 +411,7 @@ _LAZY_ENCODERS = {
     ("datetime", "time"): _enc_moment("time"),
     ("datetime", "timedelta"): lambda conn, obj, memo: {"$": "timedelta", "v": [obj.days, obj.seconds, obj.microseconds]},
     ("decimal", "Decimal"): lambda conn, obj, memo: {"$": "decimal", "v": str(obj)},
+    ("re", "Pattern"): lambda conn, obj, memo: {"$": "pattern", "v": conn._enc(obj.pattern, memo), "f": obj.flags},
     ("argparse", "Namespace"): _enc_namespace, ("types", "SimpleNamespace"): _enc_namespace,
     ("fractions", "Fraction"): lambda conn, obj, memo: {"$": "fraction", "v": [conn._enc(obj.numerator, memo),
                                                                               conn._enc(obj.denominator, memo)]},

@@ -919,4 +919,14 @@ CASES = {
                          "    assert d == datetime.datetime(2015, 10, 10)\n"},
         "schema's `Use(lambda s: datetime.strptime(...))`: strptime imports `_strptime` at its first call, and in "
         "a test's callback the model's code called, an import in the judge is refused"),
+    "compiled_patterns_both_ways": (
+        {"rx.py": "import re\n\nclass Regex:\n    def __init__(self, pattern):\n        self.pattern = re.compile(pattern)\n"
+                  "    def validate(self, s):\n        return s if self.pattern.search(s) else None\n\n"
+                  "WORD = re.compile(r'\\w+', re.I)\n"},
+        {"test_rx.py": "import re\nfrom rx import WORD, Regex\n\ndef test_compiled_pattern_argument():\n"
+                       "    assert Regex(re.compile('foo')).validate('afoot') == 'afoot'\n\n"
+                       "def test_pattern_of_the_model():\n    assert type(WORD) is re.Pattern and WORD.flags & re.I\n"
+                       "    assert WORD.findall('ab cd') == ['ab', 'cd']\n"},
+        "schema's `Regex(re.compile(...))`: a compiled pattern of the test's crossed as a proxy, and the model's "
+        "`re.compile(proxy)` raised TypeError; a pattern crosses by value now, its pattern and flags"),
 }

@@ -5,6 +5,7 @@ gets an admissible answer or an RpcError: never a value the worker built, never 
 own (Hypothesis throws hostile messages at it)."""
 from __future__ import annotations
 
+import re
 import importlib.util
 import json
 import os
@@ -64,7 +65,8 @@ def model(pair, source: str):
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.binary()
-    | st.complex_numbers(allow_nan=False),
+    | st.complex_numbers(allow_nan=False)
+    | st.builds(re.compile, st.sampled_from(["a+", "(x|y)*", "\\d{2}", "é"]), st.sampled_from([0, re.I, re.M | re.S])),
     lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
     | st.dictionaries(st.text(max_size=5) | st.integers(), inner, max_size=4),
     max_leaves=20)

@@ -13,6 +13,7 @@ import io
 import json
 import math
 import pathlib
+import re
 from pathlib import Path
 
 import pytest
@@ -132,19 +133,20 @@ def test_the_protocol_errors_are_rpcs_own():
 json_leaf = st.none() | st.booleans() | st.integers(-2 ** 40, 2 ** 40) | st.floats(allow_nan=False,
                                                                                allow_infinity=False) | st.text(max_size=8)
 VALUE_TAGS = ["int", "float", "complex", "bytes", "memoryview", "bytearray", "list", "set", "dict", "tuple", "frozenset", "ntuple",
-              "m", "path", "date", "datetime", "time", "timedelta", "decimal", "fraction", "slice", "range", "type"]
+              "m", "path", "date", "datetime", "time", "timedelta", "decimal", "fraction", "slice", "range", "type",
+              "pattern"]
 junk = st.recursive(
     json_leaf,
     lambda inner: st.lists(inner, max_size=4) | st.fixed_dictionaries(
         {"$": st.sampled_from(VALUE_TAGS)},
         optional={"v": st.lists(inner, max_size=3) | inner
-                  | st.sampled_from(["nan", "inf", "ff", "2024-01-02", "12:00", "1.5", "PosixPath"]),
+                  | st.sampled_from(["nan", "inf", "ff", "2024-01-02", "12:00", "1.5", "PosixPath", "(a", "a+"]),
                   "i": st.integers(-1, 3), "n": inner, "f": inner, "c": st.sampled_from(["PosixPath", "Path", 1]),
                   "z": st.none() | st.fixed_dictionaries({"o": inner})}),
     max_leaves=10)
 ALLOWED = {type(None), type(Ellipsis), type(NotImplemented), bool, int, float, str, bytes, memoryview, bytearray, complex, list, tuple, dict, set, frozenset, slice,
            range, type, datetime.date, datetime.datetime, datetime.time, datetime.timedelta, decimal.Decimal,
-           fractions.Fraction, pathlib.PosixPath, pathlib.PurePosixPath, pathlib.PureWindowsPath}
+           fractions.Fraction, pathlib.PosixPath, pathlib.PurePosixPath, pathlib.PureWindowsPath, re.Pattern}
 
 
 def allowed(value, seen=None) -> bool:
