@@ -484,6 +484,52 @@ def _read_by_the_worker(file, mode, encoding, errors, newline):
     return io.TextIOWrapper(io.BytesIO(data), encoding=encoding, errors=errors, newline=newline)
 
 
+# A folder or file the model's code made its own user's alone (`tempfile.mkdtemp(dir=tmp_path)`: 0700)
+# cannot be looked into by us (another user), where a plain run can: os.path.exists says False,
+# rglob and os.walk skip it, so "nothing was left behind" would pass. A refusal of os.stat, lstat,
+# scandir or listdir on a path of the worker's user's, met by the tests' code (not ours), fails the
+# test (HIDDEN; a read of such a file is the worker's: _read_by_the_worker).
+HIDDEN: set = set()
+_STDLIB = sysconfig.get_paths()["stdlib"] + os.sep
+
+
+def _refused_by_the_model(path) -> None:
+    if type(path) not in (str, bytes) and not isinstance(path, os.PathLike) or SPEC.get("uid", -1) < 0:
+        return
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_STDLIB):
+        frame = frame.f_back
+    if frame is None or frame.f_code.co_filename.startswith(os.path.join(_HERE, "")):
+        return  # (our own walk: hand_over_tmp)
+    place = os.path.abspath(os.fsdecode(path))
+    while True:
+        try:
+            owner = REAL_LSTAT(place).st_uid
+            break
+        except OSError:
+            if os.path.dirname(place) == place:
+                return
+            place = os.path.dirname(place)
+    if owner == SPEC.get("uid"):
+        HIDDEN.add(place)
+
+
+def _noting_refusals(real):
+    def call(path=".", *args, **kwargs):
+        try:
+            return real(path, *args, **kwargs)
+        except PermissionError:
+            _refused_by_the_model(path)
+            raise
+    for name in ("__name__", "__qualname__", "__doc__"):
+        setattr(call, name, getattr(real, name))
+    return call
+
+
+REAL_LSTAT = os.lstat
+if sys.platform == "linux":
+    os.stat, os.lstat, os.scandir, os.listdir = map(_noting_refusals, (os.stat, os.lstat, os.scandir, os.listdir))
+
 if sys.platform == "linux":  # (before BUILTINS0: our open is the tests' starting builtin, not a patch of theirs)
     for _name in ("__name__", "__qualname__", "__doc__"):
         setattr(_checked_open, _name, getattr(REAL_OPEN, _name))
@@ -517,7 +563,10 @@ def _note_patch(target, name, before) -> None:
     elif type(target) is types.ModuleType:
         module = target.__name__
     elif any(target is getattr(sys, stream) for stream in _STREAMS):  # `monkeypatch.setattr("sys.stdout.isatty", ...)`
-        module, name = "sys", f"{next(s for s in _STREAMS if target is getattr(sys, s))}.{name}"  # (the worker's stream)
+        stream = next(s for s in _STREAMS if target is getattr(sys, s))
+        if stream == "stdin" and type(target).__name__ != "DontReadFromInput" and target is not sys.__stdin__:
+            return  # (a test's own stdin, `io.StringIO`, is the worker's as a proxy: its patch is seen through it)
+        module, name = "sys", f"{stream}.{name}"  # (the worker's stream)
     else:
         if isinstance(target, _global_objects()):
             PATCHED_OBJECTS.append((target, name, getattr(target, name, _UNSET)))  # (what the patch set)
@@ -2454,7 +2503,11 @@ def pytest_runtest_makereport(item, call):
     if call.when == "call" and report.passed and item.stash.get(BODY_NOT_RUN, None):
         report.outcome = "failed"
         report.longrepr = item.stash[BODY_NOT_RUN]
-    if UNFOLLOWED and report.passed:
+    if HIDDEN and report.passed:
+        report.outcome = "failed"
+        report.longrepr = "\n".join(f"the model's code made {path} its own user's alone: the tests cannot look into it "
+                                     f"judged, where a plain run can (not judged)" for path in sorted(HIDDEN))
+    elif UNFOLLOWED and report.passed:
         report.outcome = "failed"
         report.longrepr = "\n".join(f"the test patched {name} and called the model's code: {why}, so the model's code "
                                      f"would not see the test's value (not judged)" for name, why in sorted(UNFOLLOWED.items()))
@@ -2469,11 +2522,13 @@ def pytest_runtest_makereport(item, call):
                            f"all the same):\n{type(check).__name__}: {check}")
     if call.when == "call":
         UNFOLLOWED.clear()  # (said once: a test that failed on its own is not also an error at teardown)
+        HIDDEN.clear()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     UNFOLLOWED.clear()
+    HIDDEN.clear()
     WORKER.revive()
 
 
