@@ -201,6 +201,7 @@ def _method(function):
 
 
 def _depth() -> int:
+    """How deep this thread's stack is here (the recursion limit is the room the test's leaves plus this)."""
     frame: "types.FrameType | None" = sys._getframe(1)
     depth = 0
     while frame is not None:
@@ -219,7 +220,8 @@ if sys.platform == "win32":
 else:
     def _open_files():
         import resource
-        return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        return soft if soft >= 0 else None  # (RLIM_INFINITY: nothing to restore)
 
     def _set_open_files(room) -> None:
         """The open files limit: the room the test's leaves plus our open files (never above the hard limit)."""
