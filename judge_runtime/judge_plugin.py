@@ -659,11 +659,14 @@ def _umask(mask):
 
 
 _RECURSION0 = sys.getrecursionlimit()
+_RESOURCE: "types.ModuleType | None" = None  # (the open files limit a test sets: the room it leaves, the worker's too)
+_FILES0 = None
 if sys.platform != "win32":
-    import resource as _RESOURCE  # (the open files limit a test sets: the room it leaves, the worker's too)
-    _FILES0 = _RESOURCE.getrlimit(_RESOURCE.RLIMIT_NOFILE)[0]
-else:
-    _RESOURCE, _FILES0 = None, None
+    try:
+        import resource as _resource
+        _RESOURCE, _FILES0 = _resource, _resource.getrlimit(_resource.RLIMIT_NOFILE)[0]
+    except ImportError:  # (a system without it, as the tests' simulated Windows)
+        pass
 
 
 def _patch_value(conn, value, on_a_class: bool) -> list:
