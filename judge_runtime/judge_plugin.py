@@ -625,7 +625,7 @@ def _settings() -> list:
             _TEST_UMASK[0], None if limit == _RECURSION0 else limit - _callers_depth(),
             sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
             _decimal_context(decimal.getcontext()) if decimal else None,
-            None if files in (None, _FILES0) else files - len(os.listdir("/proc/self/fd" if sys.platform == "linux" else "/dev/fd"))]
+            None if files in (None, _FILES0) else files - len(os.listdir(_FD_FOLDER))]
 
 
 def _decimal_context(context) -> list:
@@ -659,6 +659,7 @@ def _umask(mask):
 
 
 _RECURSION0 = sys.getrecursionlimit()
+_FD_FOLDER = "/proc/self/fd" if sys.platform == "linux" else "/dev/fd"  # (our open files, as worker._FD_FOLDER)
 _RESOURCE: "types.ModuleType | None" = None  # (the open files limit a test sets: the room it leaves, the worker's too)
 _FILES0 = None
 if sys.platform != "win32":
@@ -783,7 +784,7 @@ def _noting_dict_patches(real_patch, real_unpatch):
         _note_dict_patch(self, target, values)
 
     def unpatch(self):
-        DICT_PATCHES[:] = [entry for entry in DICT_PATCHES if entry[0] is not self]
+        _end_dict_patches(self)
         return real_unpatch(self)
     return patch, unpatch
 
@@ -798,9 +799,13 @@ def _noting_monkeypatch_items(real):
 
 def _undoing_monkeypatch(real):
     def undo(self):
-        DICT_PATCHES[:] = [entry for entry in DICT_PATCHES if entry[0] is not self]
+        _end_dict_patches(self)
         return real(self)
     return undo
+
+
+def _end_dict_patches(owner) -> None:
+    DICT_PATCHES[:] = [entry for entry in DICT_PATCHES if entry[0] is not owner]
 
 
 def _noting_mock_patch(real):
