@@ -616,21 +616,16 @@ def _settings() -> list:
     """Process settings a test sets through a setter, for the worker: the first weekday of
     `calendar`, the default socket timeout, the decimal context (None where the module is not
     loaded), the umask the test set (None: none yet), the recursion limit as the room it leaves
-    the model's code (None while it is the judge's own), int's digit limit for str(), the open
+    the model's code below the test's caller (as deep as plain), int's digit limit for str(), the open
     files limit as the room it leaves (None while it is the judge's own)."""
     calendar, socket, decimal = sys.modules.get("calendar"), sys.modules.get("socket"), sys.modules.get("decimal")
     limit = sys.getrecursionlimit()
     files = _RESOURCE.getrlimit(_RESOURCE.RLIMIT_NOFILE)[0] if _RESOURCE and "resource" in sys.modules else None
     return [calendar.firstweekday() if calendar else None, socket.getdefaulttimeout() if socket else None,
-            _TEST_UMASK[0], None if limit == _RECURSION0 else limit - _callers_depth(),
+            _TEST_UMASK[0], limit - _callers_depth(),
             sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
-            _decimal_context(decimal.getcontext()) if decimal else None,
+            rpc._values.decimal_settings(decimal.getcontext()) if decimal else None,
             None if files in (None, _FILES0) else files - len(os.listdir(_FD_FOLDER))]
-
-
-def _decimal_context(context) -> list:
-    return [context.prec, context.rounding, context.Emin, context.Emax, context.capitals, context.clamp,
-            sorted(signal.__name__ for signal, on in context.traps.items() if on)]
 
 
 def _callers_depth() -> int:
@@ -658,7 +653,6 @@ def _umask(mask):
     return before
 
 
-_RECURSION0 = sys.getrecursionlimit()
 _FD_FOLDER = "/proc/self/fd" if sys.platform == "linux" else "/dev/fd"  # (our open files, as worker._FD_FOLDER)
 _RESOURCE: "types.ModuleType | None" = None  # (the open files limit a test sets: the room it leaves, the worker's too)
 _FILES0 = None
@@ -668,6 +662,84 @@ if sys.platform != "win32":
         _RESOURCE, _FILES0 = _resource, _resource.getrlimit(_resource.RLIMIT_NOFILE)[0]
     except ImportError:  # (a system without it, as the tests' simulated Windows)
         pass
+
+
+# What the model's code changed in its own process (Worker._from_the_model), taken into ours, one
+# function per part of worker.process_state. What cannot be taken fails the test it happened in.
+KEPT_BY_THE_WORKER: dict = {}  # part -> why it could not be taken
+
+
+def _take_cwd(worker, cwd) -> None:
+    if cwd is not None and (type(cwd) is not str or not os.path.isabs(cwd)):
+        raise ValueError("a working directory the tests cannot enter")
+    _CHDIR(worker.cwd0 if cwd is None else cwd)
+
+
+def _take_env(worker, changes) -> None:
+    environ = os.environ
+    if type(changes) is not list or not isinstance(environ, collections.abc.MutableMapping):
+        raise TypeError("an environment the tests' cannot take")
+    for name, value in changes:
+        if type(name) is not str or (value is not None and type(value) is not str):
+            raise TypeError("an environment variable that is not text")
+        if name == "PYTEST_CURRENT_TEST":
+            continue
+        if value is None:
+            environ.pop(name, None)
+        else:
+            environ[name] = value
+    if any(name == "TZ" for name, _ in changes) and hasattr(time, "tzset"):
+        time.tzset()
+
+
+def _take_umask(worker, mask) -> None:
+    _TEST_UMASK[0] = operator.index(mask) & 0o777
+
+
+def _take_recursion(worker, limit) -> None:
+    sys.setrecursionlimit(operator.index(limit))
+
+
+def _take_files(worker, limit) -> None:
+    raise ValueError("the model's code changed its open files limit")
+
+
+def _take_digits(worker, digits) -> None:
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(operator.index(digits))
+
+
+def _take_weekday(worker, weekday) -> None:
+    if weekday is not None:
+        __import__("calendar").setfirstweekday(operator.index(weekday))
+
+
+def _take_timeout(worker, timeout) -> None:
+    if timeout is not None and type(timeout) not in (int, float):
+        raise TypeError("a socket timeout that is not a number")
+    __import__("socket").setdefaulttimeout(timeout)
+
+
+def _take_decimal(worker, settings) -> None:
+    __import__("decimal")
+    rpc._values.set_decimal_settings(settings)
+
+
+_TAKE_BACK = {"cwd": _take_cwd, "env": _take_env, "umask": _take_umask, "recursion": _take_recursion,
+              "files": _take_files, "digits": _take_digits, "weekday": _take_weekday, "timeout": _take_timeout,
+              "decimal": _take_decimal}
+
+
+def _import_for_the_model(tests_import):
+    """A test's own builtins.__import__ (a fake that blocks one import, passing the others on), as
+    the model's imports ask it (worker._import_through): with the name, the names imported from
+    it and the level, never the model module's globals; a module it returns means "import it"
+    (the worker imports its own), anything else (a stub of the test's) is what the import gives."""
+    def ask(name, fromlist, level):
+        found = tests_import(name, None, None, tuple(fromlist), level)
+        return None if isinstance(found, (types.ModuleType, rpc.ModuleProxy)) else found
+    rpc._policy.CALLED_BY_THE_MODEL.add(ask)
+    return ask
 
 
 def _patch_value(conn, value, on_a_class: bool) -> list:
@@ -747,25 +819,26 @@ def _noting_monkeypatch(real):
 
 # A test's patch of a library module's dict (`mock.patch.dict`, `monkeypatch.setitem`/`delitem`): the
 # worker's library has dicts of its own (they differ already: `mimetypes.init()` makes a new one), so
-# one is not followed and fails the test (UNFOLLOWED) while in force, but for imports a test blocks
-# (`sys.modules["yaml"] = None`), which the worker's imports take too (state "blocked").
-# os.environ follows by a rule of its own.
-DICT_PATCHES: list = []  # [who patched (a mock patcher or a MonkeyPatch), where ("mimetypes.types_map"), blocked imports]
+# one is not followed and fails the test (UNFOLLOWED) while in force. Imports a test blocks
+# (`sys.modules["yaml"] = None`, by a patch or by hand) are read from sys.modules itself
+# (Worker._blocked_imports). os.environ follows by a rule of its own.
+DICT_PATCHES: list = []  # [who patched (a mock patcher or a MonkeyPatch), where ("mimetypes.types_map")]
+NONE0 = frozenset(name for name, module in sys.modules.items() if module is None)  # (not blocked by a test)
 
 
 def _note_dict_patch(owner, target, values) -> None:
     """`values`: (key, value) pairs the patch sets; None where it clears or deletes."""
     if target is os.environ or type(target) is os._Environ:
         return
-    if target is sys.modules:  # (None where it deletes or clears: the tests' own imports)
-        blocked = [key for key, value in values or () if type(key) is str and value is None]
-        DICT_PATCHES.append([owner, "" if len(blocked) == len(values or ()) else "sys.modules", blocked])
+    if target is sys.modules:  # (a blocked import, None, is followed; deleted or cleared: the tests' own imports)
+        if any(value is not None for _, value in values or ()):
+            DICT_PATCHES.append([owner, "sys.modules"])
         return
     where = next((f"{name}.{key}" for name, module in list(sys.modules.items())
                   if type(module) is types.ModuleType and _library(name)
                   for key, value in _module_and_class_attributes(module) if value is target), None)
     if where is not None:
-        DICT_PATCHES.append([owner, where, []])
+        DICT_PATCHES.append([owner, where])
 
 
 def _module_and_class_attributes(module):
@@ -832,7 +905,7 @@ _pytest.monkeypatch.MonkeyPatch.delitem = _noting_monkeypatch_items(_pytest.monk
 _pytest.monkeypatch.MonkeyPatch.undo = _undoing_monkeypatch(_pytest.monkeypatch.MonkeyPatch.undo)
 REAL_POPEN = subprocess.Popen  # the tests' Popen is JudgedPopen (below); ours is the real one
 _MONOTONIC, _SLEEP = time.monotonic, time.sleep  # (a test's mock of time.sleep must not see our waits)
-_GETCWD = os.getcwd
+_GETCWD, _CHDIR = os.getcwd, os.chdir
 
 
 def launch(spec: dict) -> tuple[subprocess.Popen, int, int]:
@@ -1013,6 +1086,7 @@ class Worker:
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
         self.patches_seen: list = []
         self.blocked_seen: list = []
+        self.nones_seen = len(NONE0)
         self.modules_seen: list = []
         self.path_seen = SYS_PATH0
         self.settings_seen = _SETTINGS0
@@ -1092,7 +1166,10 @@ class Worker:
         return text + (f"; its last output:\n{tail}" if tail else "")
 
     def _incoming(self, msg: dict) -> None:
-        """Output the model's code printed, to our sys.stdout/stderr (pytest captures it)."""
+        """Output the model's code printed, to our sys.stdout/stderr (pytest captures it); what it
+        changed in its process, to ours (_from_the_model)."""
+        if "t" in msg:
+            self._from_the_model(msg["t"])
         for key, stream in (("o", sys.stdout), ("x", sys.stderr)):
             text = msg.get(key)
             if text is None:
@@ -1104,10 +1181,26 @@ class Worker:
             except (OSError, ValueError):
                 pass
 
+    def _from_the_model(self, changes) -> None:
+        """What the model's code changed in its own process (worker.process_state): in a plain
+        run the tests' process is that process, so it is the tests' too. What cannot be made so
+        here fails the test (KEPT_BY_THE_WORKER)."""
+        if type(changes) is not dict:
+            raise rpc.ProtocolError("the worker's process state is not an object")
+        for key, value in changes.items():
+            take = _TAKE_BACK.get(key)
+            if take is None:
+                raise rpc.ProtocolError("an unknown part of the worker's process state")
+            try:
+                take(self, value)
+            except (OSError, ValueError, TypeError, OverflowError, RecursionError, LookupError) as e:
+                KEPT_BY_THE_WORKER[key] = f"{type(e).__name__}: {e}"[:200]
+
     def _outgoing(self, msg: dict) -> None:
-        """Before each question: hand temp files to the worker's user, and send the test's
-        process state (cwd, environment, argv, stdin) when it changed."""
-        if "q" not in msg:
+        """Before each question, and each answer to a question of the worker's (a test's callback
+        may change its state): hand temp files to the worker's user, and send the test's process
+        state (cwd, environment, argv, stdin ...) when it changed."""
+        if "q" not in msg and "r" not in msg:
             return
         if self.other_user and self._basetemp_changed():
             self.hand_over_tmp()
@@ -1138,11 +1231,16 @@ class Worker:
         if vars(builtins) != self.builtins_seen:  # mock.patch("builtins.print"): the model's print is the test's mock
             self.builtins_seen = dict(vars(builtins))
             patched = {k: v for k, v in vars(builtins).items() if BUILTINS0.get(k, _UNSET) is not v}
-            state["builtins"] = [[k, self.conn.encode_value(v)] for k, v in sorted(patched.items())]
+            state["builtins"] = [[k, self.conn.encode_value(_import_for_the_model(v) if k == "__import__" else v)]
+                                 for k, v in sorted(patched.items())]
         if PATCHED or PATCHED_OBJECTS:
             self._patches(state)
-        if DICT_PATCHES or self.blocked_seen:
-            self._dict_patches(state)
+        if DICT_PATCHES:  # other patched dicts of a library fail the test
+            UNFOLLOWED.update((where, _ITS_OWN_DICT) for _, where in DICT_PATCHES)
+        nones = list(sys.modules.values()).count(None)  # (a C count: every question asks it)
+        if nones != self.nones_seen:
+            self.nones_seen = nones
+            self._blocked_imports(state)
         if WorkspaceLoader.imported_again:
             self._modules(state)
         if sys.path != self.path_seen:  # monkeypatch.syspath_prepend(tmp_path): the model's imports look there too
@@ -1186,11 +1284,10 @@ class Worker:
             self.modules_seen = [(name, id(module)) for name, module in now]
             state["modules"] = [[name, None if module is None else self.conn.encode_value(module)] for name, module in now]
 
-    def _dict_patches(self, state: dict) -> None:
-        """Imports the tests block while their patch is in force; other patched dicts of a library
-        fail the test (DICT_PATCHES)."""
-        UNFOLLOWED.update((where, _ITS_OWN_DICT) for _, where, _ in DICT_PATCHES if where)
-        blocked = sorted({name for _, where, names in DICT_PATCHES if not where for name in names})
+    def _blocked_imports(self, state: dict) -> None:
+        """Imports the tests block (None in sys.modules) are blocked for the model's code too."""
+        blocked = sorted(name for name, module in list(sys.modules.items())
+                         if module is None and type(name) is str and name not in NONE0)
         if blocked != self.blocked_seen:
             self.blocked_seen = state["blocked"] = blocked
 
@@ -2515,6 +2612,11 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         report.longrepr = "\n".join(f"the model's code made {path} its own user's alone: the tests cannot look into it "
                                      f"judged, where a plain run can (not judged)" for path in sorted(HIDDEN))
+    elif KEPT_BY_THE_WORKER and report.passed:
+        report.outcome = "failed"
+        report.longrepr = "\n".join(f"the model's code changed its process's {part}, which the tests cannot take "
+                                     f"({why}): in a plain run it is theirs (not judged)"
+                                     for part, why in sorted(KEPT_BY_THE_WORKER.items()))
     elif UNFOLLOWED and report.passed:
         report.outcome = "failed"
         report.longrepr = "\n".join(f"the test patched {name} and called the model's code: {why}, so the model's code "
@@ -2531,12 +2633,14 @@ def pytest_runtest_makereport(item, call):
     if call.when == "call":
         UNFOLLOWED.clear()  # (said once: a test that failed on its own is not also an error at teardown)
         HIDDEN.clear()
+        KEPT_BY_THE_WORKER.clear()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     UNFOLLOWED.clear()
     HIDDEN.clear()
+    KEPT_BY_THE_WORKER.clear()
     WORKER.revive()
 
 

@@ -194,7 +194,7 @@ def _blocked(name: str) -> bool:
 class Connection:
     """One end of the pipe pair. `guarded` is the judge's end: it trusts nothing it receives."""
 
-    def __init__(self, rfile, wfile, *, guarded: bool, outgoing=None, incoming=None, before_serve=None,
+    def __init__(self, rfile, wfile, *, guarded: bool, outgoing=None, incoming=None, follow=None,
                  describe_loss=None, trusted_folder: str = ""):
         self.guarded = guarded
         global _GUARDED, _UNGUARDED
@@ -208,7 +208,7 @@ class Connection:
         self._unread, self._scanned = bytearray(), 0
         self._outgoing = outgoing or (lambda msg: None)      # adds fields to a message being sent
         self._incoming = incoming or (lambda msg: None)      # reads fields of any message received
-        self._before_serve = before_serve or (lambda msg: None)
+        self._follow = follow or (lambda msg: None)  # (worker) the tests' state a question or reply carries
         self._describe_loss = describe_loss or (lambda: "")
         self._ids = itertools.count(1)
         self._handles = itertools.count(1)
@@ -413,6 +413,7 @@ class Connection:
             asking.pop()
             if qid in self._pending:
                 self._pending.remove(qid)
+        self._follow(msg)  # (worker) a test's callback may have changed the test's state: the model's code goes on in it
         try:
             value = self._finish(msg, memo, sent, qid)
             made = object.__getattribute__(value, "_rpc_obj") if ModelSubclass in type(value).__mro__ else value
@@ -629,7 +630,7 @@ class Connection:
         try:
             if memo.opaque_found:
                 raise _policy.Refused(_policy.OPAQUE_HANDED_OVER)
-            self._before_serve(msg)
+            self._follow(msg)
             if self.guarded:
                 self._serving.append(qid)
                 FOR_THE_MODEL.depth = getattr(FOR_THE_MODEL, "depth", 0) + 1

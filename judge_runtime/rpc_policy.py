@@ -333,7 +333,14 @@ def _keep_failure(exc) -> None:
     _FAILURES_IN_MODEL_HANDS.append((exc, asking[-1] if asking else None))
 
 
+# (judge) The judge's functions made for the model's code to call (judge_plugin._import_for_the_model):
+# each calls a test's own function and hands back only what the model's code may have.
+CALLED_BY_THE_MODEL: "weakref.WeakSet" = weakref.WeakSet()
+
+
 def _of_the_harness(obj) -> bool:
+    if type(obj) is types.FunctionType and obj in CALLED_BY_THE_MODEL:
+        return False
     names = [type(obj).__module__]
     if isinstance(obj, type) or type(obj) in (types.FunctionType, types.BuiltinFunctionType):
         names.append(getattr(obj, "__module__", None))

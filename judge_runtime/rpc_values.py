@@ -165,6 +165,27 @@ def _apply(target, contents) -> None:
         target[:] = contents
 
 
+# --- a process setting both sides follow: the decimal context of the thread at hand ------------
+
+def decimal_settings(context) -> list:
+    """A decimal context's settings, as they cross (the worker follows the test's; the judge the
+    model's, judge_plugin.Worker._from_the_model)."""
+    return [context.prec, context.rounding, context.Emin, context.Emax, context.capitals, context.clamp,
+            sorted(signal.__name__ for signal, on in context.traps.items() if on)]
+
+
+def set_decimal_settings(settings: list) -> None:
+    """decimal_settings' list applied to this thread's context (a bad value raises ValueError or TypeError)."""
+    import decimal
+    _check(type(settings) is list and len(settings) == 7 and type(settings[6]) is list, "decimal settings")
+    context = decimal.getcontext()
+    context.prec, context.rounding, context.Emin, context.Emax, context.capitals, context.clamp = \
+        int(settings[0]), str(settings[1]), int(settings[2]), int(settings[3]), int(settings[4]), int(settings[5])
+    traps = set(map(str, settings[6]))
+    for signal in list(context.traps):
+        context.traps[signal] = signal.__name__ in traps
+
+
 # --- value encoders and decoders (exact types only) ---------------------------------------
 
 def _loaded(module: str, name: str):

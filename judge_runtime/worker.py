@@ -10,6 +10,7 @@ argv: worker.py WORKSPACE. stdlib only (runs in the sandbox interpreter).
 import builtins
 import os
 import sys
+import threading
 import time
 import types
 
@@ -233,15 +234,54 @@ else:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, hard) if hard >= 0 else soft, hard))
 
 
-def _set_decimal_context(settings: list) -> None:
-    """The test's decimal context (judge_plugin._decimal_context), in the thread that serves it."""
-    import decimal
-    context = decimal.getcontext()
-    context.prec, context.rounding, context.Emin, context.Emax, context.capitals, context.clamp = \
-        int(settings[0]), str(settings[1]), int(settings[2]), int(settings[3]), int(settings[4]), int(settings[5])
-    traps = set(map(str, settings[6]))
-    for signal in list(context.traps):
-        context.traps[signal] = signal.__name__ in traps
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UNSERVED = object()  # (a thread that never served the judge: a thread of the model's own)
+_DEFAULT_DECIMAL = [28, "ROUND_HALF_EVEN", -999999, 999999, 1, 0, ["DivisionByZero", "InvalidOperation", "Overflow"]]
+
+
+def process_state(workspace: str) -> dict:
+    """What the model's code may change in this process that a plain run's tests would see in
+    theirs (the same process there): the working directory (None: the workspace), the
+    environment, the umask, the settings of judge_plugin._settings' modules where loaded."""
+    try:
+        cwd = os.getcwd()
+    except OSError:  # (a folder the model's code removed while in it)
+        cwd = "?"
+    calendar, socket = sys.modules.get("calendar"), sys.modules.get("socket")
+    return {"cwd": None if cwd == workspace else cwd, "env": dict(os.environ), "umask": _umask(),
+            "recursion": sys.getrecursionlimit(), "files": _open_files(),
+            "digits": sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
+            "weekday": calendar.firstweekday() if calendar else None,
+            "timeout": socket.getdefaulttimeout() if socket else None}
+
+
+def state_changes(known: dict, now: dict) -> dict:
+    """What differs in `now` from `known` (the environment as [name, value or None] pairs)."""
+    changed = {key: value for key, value in now.items() if known.get(key) != value}
+    if "env" in changed:
+        before = known.get("env", {})
+        changed["env"] = sorted([k, v] for k, v in now["env"].items() if before.get(k) != v) + \
+            sorted([k, None] for k in before if k not in now["env"])
+    return changed
+
+
+def _import_through(tests_import, real_import, rpc):
+    """builtins.__import__ while a test's own is in force (judge_plugin._import_for_the_model):
+    the model's absolute imports ask it first; what it raises is the import's error, what it
+    gives (a stub of the test's) the import's value, else the import is ours. Our own imports
+    (rpc's, the settings') never ask it."""
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        if level == 0 and type(name) is str and rpc.models_code_running():
+            given = tests_import(name, [str(n) for n in fromlist or () if type(n) is str], 0)
+            if given is not None:
+                return given
+        return real_import(name, globals, locals, fromlist, level)
+    return __import__
 
 
 def apply_patches(conn, entries: list, originals: dict) -> None:
@@ -275,7 +315,7 @@ def main():
     sys.argv = [os.path.join(workspace, "__judged__")]
     base_env, base_argv, base_stdin = dict(os.environ), list(sys.argv), NoInput()
     base_builtins, test_patched = dict(vars(builtins)), set()
-    base_umask, base_recursion = os.umask(0o022), sys.getrecursionlimit()
+    base_umask = os.umask(0o022)
     os.umask(base_umask)
     originals: dict = {}  # (module, attribute) -> its value before the tests' first patch of it here
     base_files = _open_files()
@@ -284,15 +324,36 @@ def main():
     out, err = Capture(), Capture()
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
+    known = process_state(workspace)  # the state as the judge knows it (it sent it, or we told it)
+    known_decimal = threading.local()  # (per thread: the decimal context of the thread that served)
+
     def outgoing(msg):
         for key, stream in (("o", out), ("x", err)):
             text = stream.drain()
             if text:
                 msg[key] = text
+        now = process_state(workspace)
+        changes = state_changes(known, now)
+        decimal, seen = sys.modules.get("decimal"), getattr(known_decimal, "settings", _UNSERVED)
+        seen = _DEFAULT_DECIMAL if seen is None else seen  # (decimal imported since: the judge's is the default)
+        if decimal is not None and seen is not _UNSERVED and rpc._values.decimal_settings(decimal.getcontext()) != seen:
+            known_decimal.settings = changes["decimal"] = rpc._values.decimal_settings(decimal.getcontext())
+        if changes:  # the model's code changed its process: in a plain run, the tests' too
+            known.update(now)
+            msg["t"] = changes
 
-    def before_serve(msg):
-        """Follow the test's process state: cwd, environment, argv and stdin."""
-        state = msg.get("s")
+    def follow(msg):
+        """Follow the test's process state a question (or a reply to a callback) carries; what it
+        is then is what the judge knows."""
+        if "s" not in msg and hasattr(known_decimal, "settings"):
+            return  # (nothing changed on the test's side since this thread last looked)
+        follow_state(msg.get("s"))
+        known.update(process_state(workspace))
+        decimal = sys.modules.get("decimal")
+        known_decimal.settings = rpc._values.decimal_settings(decimal.getcontext()) if decimal else None
+
+    def follow_state(state):
+        """The test's process state: cwd, environment, argv, stdin, patches, settings."""
         if not isinstance(state, dict):
             return
         if "cwd" in state:
@@ -322,7 +383,8 @@ def main():
                 elif hasattr(builtins, name):
                     delattr(builtins, name)
             for name, value in patched.items():
-                setattr(builtins, name, value)
+                setattr(builtins, name, _import_through(value, base_builtins["__import__"], rpc)
+                        if name == "__import__" else value)
             test_patched.clear()
             test_patched.update(patched)
         if "patches" in state:
@@ -355,16 +417,15 @@ def main():
                 __import__("calendar").setfirstweekday(int(weekday))
             __import__("socket").setdefaulttimeout(None if timeout is None else float(timeout))
             os.umask(base_umask if umask is None else int(umask) & 0o777)
-            sys.setrecursionlimit(base_recursion if room is None else max(int(room) + _depth() + 3, 50))
+            sys.setrecursionlimit(max(int(room) + _depth() + 3, 50))
             if digits is not None and hasattr(sys, "set_int_max_str_digits"):
                 sys.set_int_max_str_digits(int(digits))
             if decimal_context is not None:
-                _set_decimal_context(decimal_context)
+                rpc._values.set_decimal_settings(decimal_context)
             if files is not None or base_files is not None:
                 _set_open_files(base_files - len(os.listdir(_FD_FOLDER)) if files is None else files)
 
-    conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing,
-                          before_serve=before_serve)
+    conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing, follow=follow)
     conn.send_hello()
     conn.serve_forever()
 
