@@ -4,6 +4,7 @@ KoboldCPP, under each sandbox layer this machine has. Only what a user would add
 --server (the scripted model is not on port 5001) and --isolation (to pick the layer)."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -28,13 +29,20 @@ SOLVE_FIZZBUZZ = [action("write_file", path="fizzbuzz.py", content=FIZZBUZZ),
 
 
 def copy_repository(dest: Path) -> Path:
-    """The repository's files as a user's clone has them (tracked files, as they are now)."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    for rel in filter(None, files.split("\0")):
+    """The repository's files as a user's clone has them (tracked files, as they are now), and the
+    bytecode of its modules a first run leaves (conftest.compile_the_agent; copy2 keeps the
+    modification times it is checked against)."""
+    for rel in _tracked_files() + [p.relative_to(ROOT).as_posix() for p in (ROOT / "__pycache__").glob("*.pyc")]:
         if (ROOT / rel).is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, dest / rel)
     return dest
+
+
+@functools.lru_cache(maxsize=1)
+def _tracked_files() -> list:
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return list(filter(None, files.split("\0")))
 
 
 @pytest.fixture
