@@ -86,6 +86,18 @@ RecursionError; settings_seen is one per Worker while the decimal context is per
 thread and the main thread with equal contexts after the model changed one serving thread's);
 the model's own threads calling a test callback that calls the model's code get settings applied
 in that worker thread only.
+
+Closed (same session; each test named fails on the code before, checked by taking the fix out):
+1, 5, 6: the worker sends what the model's code changed in its process with its next message
+(worker.process_state / state_changes, field "t"); the judge takes it into its own
+(Worker._from_the_model, the _take_* functions; what it cannot take fails the test:
+KEPT_BY_THE_WORKER). 2, 7: the judge's state goes with its answers to the worker's callbacks too,
+and the worker follows it when the answer comes (rpc Connection `follow`). 3, 4: imports blocked
+are read from the judge's sys.modules (Worker._blocked_imports; DICT_PATCHES keeps the other
+library dicts only). 8: a test's own builtins.__import__ is asked through judge_plugin.
+_import_for_the_model / worker._import_through (name, fromlist, level; a module it returns: the
+worker's own import). The recursion room of (c) (test_the_worker_recurses_deeper_than_a_plain_run_
+would, added here): the room is sent always, not only once a test changed the limit.
 """
 from __future__ import annotations
 
