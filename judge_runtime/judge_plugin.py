@@ -1086,7 +1086,6 @@ class Worker:
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
         self.patches_seen: list = []
         self.blocked_seen: list = []
-        self.nones_seen = len(NONE0)
         self.modules_seen: list = []
         self.path_seen = SYS_PATH0
         self.settings_seen = _SETTINGS0
@@ -1195,6 +1194,14 @@ class Worker:
                 take(self, value)
             except (OSError, ValueError, TypeError, OverflowError, RecursionError, LookupError) as e:
                 KEPT_BY_THE_WORKER[key] = f"{type(e).__name__}: {e}"[:200]
+            # What the worker holds now is sent again with the next question (the test may undo the
+            # change first: `monkeypatch.delenv`, a chdir back), and the recursion room as the test's.
+            if key == "cwd":
+                self.sent["cwd"] = _UNSET
+            elif key == "env":
+                self.env_seen, self.sent["env"] = None, _UNSET
+            else:
+                self.settings_seen = None
 
     def _outgoing(self, msg: dict) -> None:
         """Before each question, and each answer to a question of the worker's (a test's callback
@@ -1237,9 +1244,7 @@ class Worker:
             self._patches(state)
         if DICT_PATCHES:  # other patched dicts of a library fail the test
             UNFOLLOWED.update((where, _ITS_OWN_DICT) for _, where in DICT_PATCHES)
-        nones = list(sys.modules.values()).count(None)  # (a C count: every question asks it)
-        if nones != self.nones_seen:
-            self.nones_seen = nones
+        if self.blocked_seen or list(sys.modules.values()).count(None) > len(NONE0):  # (a C count: every question)
             self._blocked_imports(state)
         if WorkspaceLoader.imported_again:
             self._modules(state)
@@ -2639,8 +2644,7 @@ def pytest_runtest_makereport(item, call):
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     UNFOLLOWED.clear()
-    HIDDEN.clear()
-    KEPT_BY_THE_WORKER.clear()
+    HIDDEN.clear()  # (KEPT_BY_THE_WORKER stands until a test's report: a change at import fails the first test)
     WORKER.revive()
 
 

@@ -240,7 +240,6 @@ def _umask() -> int:
     return mask
 
 
-_UNSERVED = object()  # (a thread that never served the judge: a thread of the model's own)
 _DEFAULT_DECIMAL = [28, "ROUND_HALF_EVEN", -999999, 999999, 1, 0, ["DivisionByZero", "InvalidOperation", "Overflow"]]
 
 
@@ -253,7 +252,9 @@ def process_state(workspace: str) -> dict:
     except OSError:  # (a folder the model's code removed while in it)
         cwd = "?"
     calendar, socket = sys.modules.get("calendar"), sys.modules.get("socket")
-    return {"cwd": None if cwd == workspace else cwd, "env": dict(os.environ), "umask": _umask(),
+    environ = os.environ  # (its raw data: one C copy and comparison per message, decoded only when changed)
+    env = dict(environ._data if type(environ) is os._Environ else environ)  # type: ignore[attr-defined]
+    return {"cwd": None if cwd == workspace else cwd, "env": env, "umask": _umask(),
             "recursion": sys.getrecursionlimit(), "files": _open_files(),
             "digits": sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
             "weekday": calendar.firstweekday() if calendar else None,
@@ -264,10 +265,16 @@ def state_changes(known: dict, now: dict) -> dict:
     """What differs in `now` from `known` (the environment as [name, value or None] pairs)."""
     changed = {key: value for key, value in now.items() if known.get(key) != value}
     if "env" in changed:
-        before = known.get("env", {})
-        changed["env"] = sorted([k, v] for k, v in now["env"].items() if before.get(k) != v) + \
-            sorted([k, None] for k in before if k not in now["env"])
+        before, after = _text(known.get("env", {})), _text(now["env"])
+        changed["env"] = sorted([k, v] for k, v in after.items() if before.get(k) != v) + \
+            sorted([k, None] for k in before if k not in after)
     return changed
+
+
+def _text(env: dict) -> dict:
+    """An environment's data as text (os.environ keeps bytes on POSIX)."""
+    return {os.fsdecode(k): os.fsdecode(v) for k, v in env.items() if isinstance(k, (str, bytes))
+            and isinstance(v, (str, bytes))}
 
 
 def _import_through(tests_import, real_import, rpc):
@@ -334,10 +341,13 @@ def main():
                 msg[key] = text
         now = process_state(workspace)
         changes = state_changes(known, now)
-        decimal, seen = sys.modules.get("decimal"), getattr(known_decimal, "settings", _UNSERVED)
+        decimal, seen = sys.modules.get("decimal"), getattr(known_decimal, "settings", None)
         seen = _DEFAULT_DECIMAL if seen is None else seen  # (decimal imported since: the judge's is the default)
-        if decimal is not None and seen is not _UNSERVED and rpc._values.decimal_settings(decimal.getcontext()) != seen:
+        serving = getattr(known_decimal, "serving", 0)  # (a thread of the model's own: its context is its own)
+        if decimal is not None and serving and rpc._values.decimal_settings(decimal.getcontext()) != seen:
             known_decimal.settings = changes["decimal"] = rpc._values.decimal_settings(decimal.getcontext())
+        if "r" in msg and serving:
+            known_decimal.serving = serving - 1
         if changes:  # the model's code changed its process: in a plain run, the tests' too
             known.update(now)
             msg["t"] = changes
@@ -345,6 +355,8 @@ def main():
     def follow(msg):
         """Follow the test's process state a question (or a reply to a callback) carries; what it
         is then is what the judge knows."""
+        if "q" in msg:  # (this thread serves the judge's question until it answers: the test's thread, there)
+            known_decimal.serving = getattr(known_decimal, "serving", 0) + 1
         if "s" not in msg and hasattr(known_decimal, "settings"):
             return  # (nothing changed on the test's side since this thread last looked)
         follow_state(msg.get("s"))
@@ -422,8 +434,10 @@ def main():
                 sys.set_int_max_str_digits(int(digits))
             if decimal_context is not None:
                 rpc._values.set_decimal_settings(decimal_context)
-            if files is not None or base_files is not None:
-                _set_open_files(base_files - len(os.listdir(_FD_FOLDER)) if files is None else files)
+            if files is not None:
+                _set_open_files(files)
+            elif base_files is not None and _open_files() != base_files:
+                _set_open_files(base_files - len(os.listdir(_FD_FOLDER)))
 
     conn = rpc.Connection(open(fd_in, "rb"), open(fd_out, "wb"), guarded=False, outgoing=outgoing, follow=follow)
     conn.send_hello()
