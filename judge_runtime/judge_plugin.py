@@ -136,16 +136,6 @@ def kill_descendants() -> None:
     sweep.kill_tree(os.getpid(), set())
 
 
-def _seed(*args, **kwargs):
-    REAL_SEED(*args, **kwargs)
-    WORKER.random_pending = True
-
-
-def _setstate(state):
-    REAL_SETSTATE(state)
-    WORKER.random_pending = True
-
-
 TESTS_DIR = os.getcwd()
 # Where no link may lead a test's file access: the judge's own folder (the tests, their data,
 # the record) and /proc (the judge's environment and memory). The model's code can plant a link
@@ -537,8 +527,8 @@ if sys.platform == "linux":  # (before BUILTINS0: our open is the tests' startin
     os.open = _checked_os_open
 
 
-REAL_SEED, random.seed = random.seed, _seed
-REAL_SETSTATE, random.setstate = random.setstate, _setstate
+RANDOM = random._inst  # the module's generator: the tests' and the model's (state "random")
+RANDOM_MOVED = rpc._values.watch_random(random)
 BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
 _UNSET = object()
 SYS_PATH0 = list(sys.path)  # the tests' additions to it are the worker's too (Worker._outgoing)
@@ -720,6 +710,11 @@ def _take_timeout(worker, timeout) -> None:
     __import__("socket").setdefaulttimeout(timeout)
 
 
+def _take_random(worker, state) -> None:
+    rpc._values.set_random_state(RANDOM, state)
+    worker.random_seen = RANDOM.getstate()
+
+
 def _take_decimal(worker, settings) -> None:
     __import__("decimal")
     rpc._values.set_decimal_settings(settings)
@@ -727,7 +722,7 @@ def _take_decimal(worker, settings) -> None:
 
 _TAKE_BACK = {"cwd": _take_cwd, "env": _take_env, "umask": _take_umask, "recursion": _take_recursion,
               "files": _take_files, "digits": _take_digits, "weekday": _take_weekday, "timeout": _take_timeout,
-              "decimal": _take_decimal}
+              "decimal": _take_decimal, "random": _take_random}
 
 
 def _import_for_the_model(tests_import):
@@ -1068,7 +1063,6 @@ class Worker:
         self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
         self.env0_data = dict(os.environ._data)  # type: ignore[attr-defined]
         self.sent: dict = {}
-        self.random_pending = False
         self.temp_seen: dict = {}
         self.ran_over = False
 
@@ -1086,6 +1080,8 @@ class Worker:
         self.env_seen, self.builtins_seen = self.env0_data, BUILTINS0  # a new worker starts from the base state
         self.patches_seen: list = []
         self.blocked_seen: list = []
+        self.random_seen = None  # (a new worker's generator is its own until the first question)
+        RANDOM_MOVED[0] = True
         self.modules_seen: list = []
         self.path_seen = SYS_PATH0
         self.settings_seen = _SETTINGS0
@@ -1200,7 +1196,7 @@ class Worker:
                 self.sent["cwd"] = _UNSET
             elif key == "env":
                 self.env_seen, self.sent["env"] = None, _UNSET
-            else:
+            elif key != "random":
                 self.settings_seen = None
 
     def _outgoing(self, msg: dict) -> None:
@@ -1256,9 +1252,10 @@ class Worker:
         settings = _settings()
         if settings != self.settings_seen:  # calendar.setfirstweekday, socket.setdefaulttimeout, os.umask ... in a test
             self.settings_seen = state["settings"] = settings
-        if self.random_pending:  # random.seed(7) in a test seeds the model's random too
-            self.random_pending = False
-            state["random"] = self.conn.encode_value(random.getstate())
+        if RANDOM_MOVED[0] and RANDOM.getstate() != self.random_seen:  # the test drew, seeded or set it:
+            self.random_seen = RANDOM.getstate()                          # the model's code draws on from there
+            state["random"] = rpc._values.random_state(RANDOM)
+        RANDOM_MOVED[0] = False
         if state:
             msg["s"] = state
 

@@ -186,6 +186,45 @@ def set_decimal_settings(settings: list) -> None:
         context.traps[signal] = signal.__name__ in traps
 
 
+def random_state(rng) -> list:
+    """The state of a random.Random (the module's one generator: the test's and the model's are
+    one in a plain run), as it crosses."""
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+_DRAWS = ("random", "uniform", "triangular", "randint", "choice", "randrange", "sample", "shuffle", "choices",
+          "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate", "gammavariate", "gauss",
+          "betavariate", "paretovariate", "weibullvariate", "binomialvariate", "getrandbits", "randbytes",
+          "seed", "setstate")
+
+
+def watch_random(random) -> list:
+    """[True once the random module's generator may have moved]: its functions, wrapped to say so
+    (a draw, a seed, a setstate), so a side reads and compares the generator's 625 numbers only
+    then (~20 us), not at every message."""
+    moved = [True]
+
+    def watched(real):
+        def draw(*args, **kwargs):
+            moved[0] = True
+            return real(*args, **kwargs)
+        draw.__name__, draw.__qualname__, draw.__doc__, draw.__wrapped__ = \
+            real.__name__, real.__qualname__, real.__doc__, real
+        return draw
+    for name in _DRAWS:
+        if hasattr(random, name):
+            setattr(random, name, watched(getattr(random, name)))
+    return moved
+
+
+def set_random_state(rng, state) -> None:
+    """random_state's list set on a random.Random (a bad one raises ValueError or TypeError)."""
+    _check(type(state) is list and len(state) == 3 and type(state[1]) is list
+           and all(type(n) is int for n in state[1]) and (state[2] is None or type(state[2]) is float), "random state")
+    rng.setstate((state[0], tuple(state[1]), state[2]))
+
+
 # --- value encoders and decoders (exact types only) ---------------------------------------
 
 def _loaded(module: str, name: str):

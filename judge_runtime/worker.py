@@ -333,6 +333,8 @@ def main():
 
     known = process_state(workspace)  # the state as the judge knows it (it sent it, or we told it)
     known_decimal = threading.local()  # (per thread: the decimal context of the thread that served)
+    import random
+    random_moved, known_random = rpc._values.watch_random(random), [random._inst.getstate()]
 
     def outgoing(msg):
         for key, stream in (("o", out), ("x", err)):
@@ -348,6 +350,11 @@ def main():
             known_decimal.settings = changes["decimal"] = rpc._values.decimal_settings(decimal.getcontext())
         if "r" in msg and serving:
             known_decimal.serving = serving - 1
+        if random_moved[0]:  # (the model's code drew, seeded or set it)
+            random_moved[0] = False
+            if random._inst.getstate() != known_random[0]:
+                known_random[0] = random._inst.getstate()
+                changes["random"] = rpc._values.random_state(random._inst)
         if changes:  # the model's code changed its process: in a plain run, the tests' too
             known.update(now)
             msg["t"] = changes
@@ -384,9 +391,9 @@ def main():
             sys.argv[:] = state["argv"] if state["argv"] is not None else base_argv
         if "stdin" in state:
             sys.stdin = base_stdin if state["stdin"] is None else conn.decode_value(state["stdin"])
-        if "random" in state:
-            import random
-            random.setstate(conn.decode_value(state["random"]))
+        if "random" in state:  # (the module's generator: one with the test's, as in a plain run)
+            rpc._values.set_random_state(random._inst, state["random"])
+            known_random[0] = random._inst.getstate()
         if "builtins" in state:  # the test's patches of builtins (its mock of print); those it undid, back
             patched = dict((name, conn.decode_value(value)) for name, value in state["builtins"])
             for name in test_patched - set(patched):
