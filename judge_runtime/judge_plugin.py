@@ -607,7 +607,7 @@ def _settings() -> list:
     `calendar`, the default socket timeout, the decimal context (None where the module is not
     loaded), the umask the test set (None: none yet), the recursion limit as the room it leaves
     the model's code below the test's caller (as deep as plain), int's digit limit for str(), the open
-    files limit as the room it leaves (None while it is the judge's own)."""
+    files limit as the room it leaves (None while it is the judge's own), the garbage collector's switch."""
     calendar, socket, decimal = sys.modules.get("calendar"), sys.modules.get("socket"), sys.modules.get("decimal")
     limit = sys.getrecursionlimit()
     files = _RESOURCE.getrlimit(_RESOURCE.RLIMIT_NOFILE)[0] if _RESOURCE and "resource" in sys.modules else None
@@ -615,7 +615,7 @@ def _settings() -> list:
             _TEST_UMASK[0], limit - _callers_depth(),
             sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
             rpc._values.decimal_settings(decimal.getcontext()) if decimal else None,
-            None if files in (None, _FILES0) else files - len(os.listdir(_FD_FOLDER))]
+            None if files in (None, _FILES0) else files - len(os.listdir(_FD_FOLDER)), gc.isenabled()]
 
 
 def _callers_depth() -> int:
@@ -711,8 +711,32 @@ def _take_timeout(worker, timeout) -> None:
 
 
 def _take_random(worker, state) -> None:
+    if state == "diverged" or (RANDOM_MOVED[0] and RANDOM.getstate() != worker.random_seen):
+        raise ValueError("the tests and a thread of the model's code drew from random's one generator at "
+                         "the same time: two streams judged, one in a plain run")
     rpc._values.set_random_state(RANDOM, state)
     worker.random_seen = RANDOM.getstate()
+
+
+def _take_argv(worker, argv) -> None:
+    if type(argv) is not list or not argv or not all(type(a) is str for a in argv):
+        raise TypeError("an argv that is not a list of text")
+    sys.argv[:] = [worker.argv0[0] if argv[0] == worker.worker_argv0 else argv[0], *argv[1:]]
+
+
+def _take_path(worker, added) -> None:
+    if added:
+        raise ValueError(f"the model's code added {str(added)[:100]} to sys.path: the judge imports nothing from "
+                         f"a folder the model's code chose")
+
+
+def _take_signals(worker, changed) -> None:
+    if changed:
+        raise ValueError("the model's code set a signal handler: the worker's, not the tests' process's")
+
+
+def _take_gc(worker, enabled) -> None:
+    (gc.enable if enabled is True else gc.disable)()
 
 
 def _take_decimal(worker, settings) -> None:
@@ -722,7 +746,8 @@ def _take_decimal(worker, settings) -> None:
 
 _TAKE_BACK = {"cwd": _take_cwd, "env": _take_env, "umask": _take_umask, "recursion": _take_recursion,
               "files": _take_files, "digits": _take_digits, "weekday": _take_weekday, "timeout": _take_timeout,
-              "decimal": _take_decimal, "random": _take_random}
+              "decimal": _take_decimal, "random": _take_random, "argv": _take_argv, "gc": _take_gc,
+              "path": _take_path, "signals": _take_signals}
 
 
 def _import_for_the_model(tests_import):
@@ -1061,6 +1086,7 @@ class Worker:
         self.conn: rpc.Connection | None = None
         self.other_user = spec["uid"] >= 0  # the worker runs as another user than we do
         self.cwd0, self.env0, self.argv0 = os.getcwd(), dict(os.environ), list(sys.argv)
+        self.worker_argv0 = os.path.join(spec["workspace"], "__judged__")  # (worker.main's sys.argv[0])
         self.env0_data = dict(os.environ._data)  # type: ignore[attr-defined]
         self.sent: dict = {}
         self.temp_seen: dict = {}
@@ -1192,11 +1218,11 @@ class Worker:
                 KEPT_BY_THE_WORKER[key] = f"{type(e).__name__}: {e}"[:200]
             # What the worker holds now is sent again with the next question (the test may undo the
             # change first: `monkeypatch.delenv`, a chdir back), and the recursion room as the test's.
-            if key == "cwd":
-                self.sent["cwd"] = _UNSET
+            if key in ("cwd", "argv"):
+                self.sent[key] = _UNSET
             elif key == "env":
                 self.env_seen, self.sent["env"] = None, _UNSET
-            elif key != "random":
+            elif key not in ("random", "path", "signals"):
                 self.settings_seen = None
 
     def _outgoing(self, msg: dict) -> None:

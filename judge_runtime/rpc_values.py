@@ -201,20 +201,21 @@ _DRAWS = ("random", "uniform", "triangular", "randint", "choice", "randrange", "
 
 def watch_random(random) -> list:
     """[True once the random module's generator may have moved]: its functions, wrapped to say so
-    (a draw, a seed, a setstate), so a side reads and compares the generator's 625 numbers only
-    then (~20 us), not at every message."""
+    (a draw, a seed, a setstate), so the judge reads and compares the generator's 625 numbers only
+    then (~20 us), not at every question (the tests' code draws through them; the worker, where
+    code may go round them, compares at every message)."""
     moved = [True]
 
-    def watched(real):
+    def watched(real, name):
         def draw(*args, **kwargs):
             moved[0] = True
             return real(*args, **kwargs)
-        draw.__name__, draw.__qualname__, draw.__doc__, draw.__wrapped__ = \
-            real.__name__, real.__qualname__, real.__doc__, real
+        draw.__name__, draw.__qualname__, draw.__doc__, draw.__wrapped__ = real.__name__, name, real.__doc__, real
+        draw.__module__, draw.__self__ = random.__name__, real.__self__  # (pickled by name: random.randint)
         return draw
     for name in _DRAWS:
         if hasattr(random, name):
-            setattr(random, name, watched(getattr(random, name)))
+            setattr(random, name, watched(getattr(random, name), name))
     return moved
 
 

@@ -8,7 +8,9 @@ to pass).
 argv: worker.py WORKSPACE. stdlib only (runs in the sandbox interpreter).
 """
 import builtins
+import gc
 import os
+import signal
 import sys
 import threading
 import time
@@ -243,10 +245,21 @@ def _umask() -> int:
 _DEFAULT_DECIMAL = [28, "ROUND_HALF_EVEN", -999999, 999999, 1, 0, ["DivisionByZero", "InvalidOperation", "Overflow"]]
 
 
-def process_state(workspace: str) -> dict:
+# Signals whose handlers the model's code may set (judge_plugin._take_signals: not taken, the test fails)
+_WATCHED_SIGNALS = [s for s in (getattr(signal, n, None) for n in (
+    "SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGCHLD", "SIGPIPE")) if s is not None]
+
+
+def signal_handlers() -> tuple:
+    return tuple(id(signal.getsignal(s)) for s in _WATCHED_SIGNALS)
+
+
+def process_state(workspace: str, own_path: "list | None" = None, own_handlers: tuple = ()) -> dict:
     """What the model's code may change in this process that a plain run's tests would see in
     theirs (the same process there): the working directory (None: the workspace), the
-    environment, the umask, the settings of judge_plugin._settings' modules where loaded."""
+    environment, the umask, argv, the collector's switch, the settings of judge_plugin._settings'
+    modules where loaded; what it added to sys.path (not ours, not the tests'), whether it set a
+    signal handler."""
     try:
         cwd = os.getcwd()
     except OSError:  # (a folder the model's code removed while in it)
@@ -254,7 +267,10 @@ def process_state(workspace: str) -> dict:
     calendar, socket = sys.modules.get("calendar"), sys.modules.get("socket")
     environ = os.environ  # (its raw data: one C copy and comparison per message, decoded only when changed)
     env = dict(environ._data if type(environ) is os._Environ else environ)  # type: ignore[attr-defined]
-    return {"cwd": None if cwd == workspace else cwd, "env": env, "umask": _umask(),
+    return {"cwd": None if cwd == workspace else cwd, "env": env, "umask": _umask(), "argv": list(sys.argv),
+            "gc": gc.isenabled(), "signals": bool(own_handlers) and signal_handlers() != own_handlers,
+            "path": [str(e) for e in sys.path if e not in (own_path or ()) and not (
+                type(e) is str and os.path.normpath(e) == workspace)],  # (its own folder again: the same imports)
             "recursion": sys.getrecursionlimit(), "files": _open_files(),
             "digits": sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
             "weekday": calendar.firstweekday() if calendar else None,
@@ -331,17 +347,22 @@ def main():
     out, err = Capture(), Capture()
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
-    known = process_state(workspace)  # the state as the judge knows it (it sent it, or we told it)
+    base_path, base_handlers = list(sys.path), signal_handlers()
+
+    def state():
+        return process_state(workspace, base_path + path_added, base_handlers)
+
+    known = state()  # the state as the judge knows it (it sent it, or we told it)
     known_decimal = threading.local()  # (per thread: the decimal context of the thread that served)
     import random
-    random_moved, known_random = rpc._values.watch_random(random), [random._inst.getstate()]
+    known_random, diverged = [random._inst.getstate()], [False]  # (the module's one generator, as the judge has it)
 
     def outgoing(msg):
         for key, stream in (("o", out), ("x", err)):
             text = stream.drain()
             if text:
                 msg[key] = text
-        now = process_state(workspace)
+        now = state()
         changes = state_changes(known, now)
         decimal, seen = sys.modules.get("decimal"), getattr(known_decimal, "settings", None)
         seen = _DEFAULT_DECIMAL if seen is None else seen  # (decimal imported since: the judge's is the default)
@@ -350,11 +371,13 @@ def main():
             known_decimal.settings = changes["decimal"] = rpc._values.decimal_settings(decimal.getcontext())
         if "r" in msg and serving:
             known_decimal.serving = serving - 1
-        if random_moved[0]:  # (the model's code drew, seeded or set it)
-            random_moved[0] = False
-            if random._inst.getstate() != known_random[0]:
-                known_random[0] = random._inst.getstate()
-                changes["random"] = rpc._values.random_state(random._inst)
+        rng = sys.modules["random"]._inst if "random" in sys.modules else None
+        if diverged[0]:  # (a thread of the model's drew while the test did: two streams now)
+            diverged[0], known_random[0] = False, rng.getstate()
+            changes["random"] = "diverged"
+        elif rng is not None and rng.getstate() != known_random[0]:  # (the model's code drew, seeded or set it)
+            known_random[0] = rng.getstate()
+            changes["random"] = rpc._values.random_state(rng)
         if changes:  # the model's code changed its process: in a plain run, the tests' too
             known.update(now)
             msg["t"] = changes
@@ -367,7 +390,7 @@ def main():
         if "s" not in msg and hasattr(known_decimal, "settings"):
             return  # (nothing changed on the test's side since this thread last looked)
         follow_state(msg.get("s"))
-        known.update(process_state(workspace))
+        known.update(state())
         decimal = sys.modules.get("decimal")
         known_decimal.settings = rpc._values.decimal_settings(decimal.getcontext()) if decimal else None
 
@@ -392,6 +415,7 @@ def main():
         if "stdin" in state:
             sys.stdin = base_stdin if state["stdin"] is None else conn.decode_value(state["stdin"])
         if "random" in state:  # (the module's generator: one with the test's, as in a plain run)
+            diverged[0] = random._inst.getstate() != known_random[0]  # (the model's thread drew meanwhile)
             rpc._values.set_random_state(random._inst, state["random"])
             known_random[0] = random._inst.getstate()
         if "builtins" in state:  # the test's patches of builtins (its mock of print); those it undid, back
@@ -431,7 +455,8 @@ def main():
                 unblocked[name] = sys.modules.get(name)
                 sys.modules[name] = None
         if "settings" in state:  # (judge_plugin._settings)
-            weekday, timeout, umask, room, digits, decimal_context, files = state["settings"]
+            weekday, timeout, umask, room, digits, decimal_context, files, collector = state["settings"]
+            (gc.enable if collector else gc.disable)()
             if weekday is not None:
                 __import__("calendar").setfirstweekday(int(weekday))
             __import__("socket").setdefaulttimeout(None if timeout is None else float(timeout))
