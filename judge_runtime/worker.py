@@ -250,6 +250,9 @@ _WATCHED_SIGNALS = [s for s in (getattr(signal, n, None) for n in (
     "SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGCHLD", "SIGPIPE")) if s is not None]
 
 
+_AT_THE_ANSWER = ("signals", "path")  # (what the model's code may set for a call's length: looked at when it answers)
+
+
 def signal_handlers() -> tuple:
     return tuple(id(signal.getsignal(s)) for s in _WATCHED_SIGNALS)
 
@@ -363,6 +366,8 @@ def main():
             if text:
                 msg[key] = text
         now = state()
+        if "r" not in msg:  # (a callback's question: a handler or path set for the call's length is not kept)
+            now = {k: v for k, v in now.items() if k not in _AT_THE_ANSWER}
         changes = state_changes(known, now)
         decimal, seen = sys.modules.get("decimal"), getattr(known_decimal, "settings", None)
         seen = _DEFAULT_DECIMAL if seen is None else seen  # (decimal imported since: the judge's is the default)

@@ -929,4 +929,22 @@ CASES = {
                        "    assert WORD.findall('ab cd') == ['ab', 'cd']\n"},
         "schema's `Regex(re.compile(...))`: a compiled pattern of the test's crossed as a proxy, and the model's "
         "`re.compile(proxy)` raised TypeError; a pattern crosses by value now, its pattern and flags"),
+    "model_changes_process_state_and_puts_it_back": (
+        {"timed.py": "import gc\nimport os\nimport signal\nimport sys\n\n"
+                     "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # its own folder again\n\n"
+                     "def with_alarm(seconds, f):\n    old = signal.signal(signal.SIGALRM, lambda *a: None)\n"
+                     "    signal.alarm(seconds)\n    try:\n        return f()\n    finally:\n"
+                     "        signal.alarm(0)\n        signal.signal(signal.SIGALRM, old)\n\n"
+                     "def quietly(f):\n    gc.disable()\n    try:\n        return f()\n    finally:\n        gc.enable()\n\n"
+                     "def in_folder(path, f):\n    here = os.getcwd()\n    os.chdir(path)\n    try:\n"
+                     "        return f()\n    finally:\n        os.chdir(here)\n"},
+        {"test_timed.py": "import gc\nimport os\nimport random\nimport signal\nimport sys\nimport timed\n\n"
+                          "def test_state_put_back(tmp_path):\n    before = (os.getcwd(), signal.getsignal(signal.SIGALRM))\n"
+                          "    assert timed.with_alarm(5, lambda: 1) == 1\n    assert timed.quietly(gc.isenabled) is False\n"
+                          "    assert timed.in_folder(str(tmp_path), os.getcwd) == str(tmp_path)\n"
+                          "    assert (os.getcwd(), signal.getsignal(signal.SIGALRM)) == before and gc.isenabled()\n\n"
+                          "def test_seeded_stream_through_the_model():\n    random.seed(3)\n    a = [random.random(), random.random()]\n"
+                          "    random.seed(3)\n    assert timed.quietly(random.random) == a[0] and random.random() == a[1]\n"},
+        "process state the model's code changes and puts back (an alarm handler, the collector, the cwd, its own "
+        "folder on sys.path again) and one random stream through it: the state comes back from the worker (rounds 72-74)"),
 }
