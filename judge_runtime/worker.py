@@ -356,7 +356,7 @@ def main():
         return process_state(workspace, base_path + path_added, base_handlers)
 
     known = state()  # the state as the judge knows it (it sent it, or we told it)
-    known_decimal = threading.local()  # (per thread: the decimal context of the thread that served)
+    this_thread = threading.local()  # (the decimal context the judge last gave this thread, how many of its questions it serves)
     import random
     known_random, diverged = [random._inst.getstate()], [False]  # (the module's one generator, as the judge has it)
 
@@ -369,13 +369,13 @@ def main():
         if "r" not in msg:  # (a callback's question: a handler or path set for the call's length is not kept)
             now = {k: v for k, v in now.items() if k not in _AT_THE_ANSWER}
         changes = state_changes(known, now)
-        decimal, seen = sys.modules.get("decimal"), getattr(known_decimal, "settings", None)
+        decimal, seen = sys.modules.get("decimal"), getattr(this_thread, "settings", None)
         seen = _DEFAULT_DECIMAL if seen is None else seen  # (decimal imported since: the judge's is the default)
-        serving = getattr(known_decimal, "serving", 0)  # (a thread of the model's own: its context is its own)
+        serving = getattr(this_thread, "serving", 0)  # (a thread of the model's own: its context is its own)
         if decimal is not None and serving and rpc._values.decimal_settings(decimal.getcontext()) != seen:
-            known_decimal.settings = changes["decimal"] = rpc._values.decimal_settings(decimal.getcontext())
+            this_thread.settings = changes["decimal"] = rpc._values.decimal_settings(decimal.getcontext())
         if "r" in msg and serving:
-            known_decimal.serving = serving - 1
+            this_thread.serving = serving - 1
         rng = sys.modules["random"]._inst if "random" in sys.modules else None
         if diverged[0]:  # (a thread of the model's drew while the test did: two streams now)
             diverged[0], known_random[0] = False, rng.getstate()
@@ -391,13 +391,13 @@ def main():
         """Follow the test's process state a question (or a reply to a callback) carries; what it
         is then is what the judge knows."""
         if "q" in msg:  # (this thread serves the judge's question until it answers: the test's thread, there)
-            known_decimal.serving = getattr(known_decimal, "serving", 0) + 1
-        if "s" not in msg and hasattr(known_decimal, "settings"):
+            this_thread.serving = getattr(this_thread, "serving", 0) + 1
+        if "s" not in msg and hasattr(this_thread, "settings"):
             return  # (nothing changed on the test's side since this thread last looked)
         follow_state(msg.get("s"))
         known.update(state())
         decimal = sys.modules.get("decimal")
-        known_decimal.settings = rpc._values.decimal_settings(decimal.getcontext()) if decimal else None
+        this_thread.settings = rpc._values.decimal_settings(decimal.getcontext()) if decimal else None
 
     def follow_state(state):
         """The test's process state: cwd, environment, argv, stdin, patches, settings."""
