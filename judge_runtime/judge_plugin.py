@@ -607,7 +607,8 @@ def _settings() -> list:
     `calendar`, the default socket timeout, the decimal context (None where the module is not
     loaded), the umask the test set (None: none yet), the recursion limit as the room it leaves
     the model's code below the test's caller (as deep as plain), int's digit limit for str(), the open
-    files limit as the room it leaves (None while it is the judge's own), the garbage collector's switch."""
+    files limit as the room it leaves (None while it is the judge's own), the garbage collector's switch
+    and thresholds."""
     calendar, socket, decimal = sys.modules.get("calendar"), sys.modules.get("socket"), sys.modules.get("decimal")
     limit = sys.getrecursionlimit()
     files = _RESOURCE.getrlimit(_RESOURCE.RLIMIT_NOFILE)[0] if _RESOURCE and "resource" in sys.modules else None
@@ -615,7 +616,7 @@ def _settings() -> list:
             _TEST_UMASK[0], limit - _callers_depth(),
             sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
             rpc._values.decimal_settings(decimal.getcontext()) if decimal else None,
-            None if files in (None, _FILES0) else files - len(os.listdir(_FD_FOLDER)), gc.isenabled()]
+            None if files in (None, _FILES0) else files - len(os.listdir(_FD_FOLDER)), [gc.isenabled(), *gc.get_threshold()]]
 
 
 def _callers_depth() -> int:
@@ -735,8 +736,11 @@ def _take_signals(worker, changed) -> None:
         raise ValueError("the model's code set a signal handler: the worker's, not the tests' process's")
 
 
-def _take_gc(worker, enabled) -> None:
-    (gc.enable if enabled is True else gc.disable)()
+def _take_gc(worker, collector) -> None:
+    if type(collector) is not list or len(collector) != 4:
+        raise TypeError("a collector's state that is not [switch, thresholds]")
+    gc.set_threshold(*map(operator.index, collector[1:]))
+    (gc.enable if collector[0] is True else gc.disable)()
 
 
 def _take_decimal(worker, settings) -> None:
@@ -1281,6 +1285,8 @@ class Worker:
         if RANDOM_MOVED[0] and RANDOM.getstate() != self.random_seen:  # the test drew, seeded or set it:
             self.random_seen = RANDOM.getstate()                          # the model's code draws on from there
             state["random"] = rpc._values.random_state(RANDOM)
+            if not RANDOM_MOVED[1]:  # (a seed or setstate since the tests last drew: it wins, as in a plain run)
+                state["random_reset"] = True
         RANDOM_MOVED[0] = False
         if state:
             msg["s"] = state

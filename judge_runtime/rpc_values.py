@@ -200,15 +200,17 @@ _DRAWS = ("random", "uniform", "triangular", "randint", "choice", "randrange", "
 
 
 def watch_random(random) -> list:
-    """[True once the random module's generator may have moved]: its functions, wrapped to say so
-    (a draw, a seed, a setstate), so the judge reads and compares the generator's 625 numbers only
+    """[True once the random module's generator may have moved, True once drawn from since its last
+    seed or setstate]: its functions, wrapped to say so, so the judge reads and compares the generator's 625 numbers only
     then (~20 us), not at every question (the tests' code draws through them; the worker, where
     code may go round them, compares at every message)."""
-    moved = [True]
+    moved = [True, True]
 
     def watched(real, name):
+        drawn = name not in ("seed", "setstate")
+
         def draw(*args, **kwargs):
-            moved[0] = True
+            moved[0], moved[1] = True, drawn
             return real(*args, **kwargs)
         draw.__name__, draw.__qualname__, draw.__doc__, draw.__wrapped__ = real.__name__, name, real.__doc__, real
         draw.__module__, draw.__self__ = random.__name__, real.__self__  # (pickled by name: random.randint)

@@ -245,24 +245,21 @@ def _umask() -> int:
 _DEFAULT_DECIMAL = [28, "ROUND_HALF_EVEN", -999999, 999999, 1, 0, ["DivisionByZero", "InvalidOperation", "Overflow"]]
 
 
-# Signals whose handlers the model's code may set (judge_plugin._take_signals: not taken, the test fails)
-_WATCHED_SIGNALS = [s for s in (getattr(signal, n, None) for n in (
-    "SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGCHLD", "SIGPIPE")) if s is not None]
-
-
-_AT_THE_ANSWER = ("signals", "path")  # (what the model's code may set for a call's length: looked at when it answers)
+# Signals whose handlers the model's code may set (judge_plugin._take_signals: not taken, the test fails):
+# every named one that has a handler to set
+_WATCHED_SIGNALS = [s for s in signal.Signals if s.name not in ("SIGKILL", "SIGSTOP")]
 
 
 def signal_handlers() -> tuple:
     return tuple(id(signal.getsignal(s)) for s in _WATCHED_SIGNALS)
 
 
-def process_state(workspace: str, own_path: "list | None" = None, own_handlers: tuple = ()) -> dict:
+def process_state(workspace: str, own_path: "list | None" = None, own_handlers: tuple = (), answer: bool = True) -> dict:
     """What the model's code may change in this process that a plain run's tests would see in
     theirs (the same process there): the working directory (None: the workspace), the
     environment, the umask, argv, the collector's switch, the settings of judge_plugin._settings'
     modules where loaded; what it added to sys.path (not ours, not the tests'), whether it set a
-    signal handler."""
+    signal handler (at an answer only, `answer`: a handler or path set for a call's length is not kept)."""
     try:
         cwd = os.getcwd()
     except OSError:  # (a folder the model's code removed while in it)
@@ -271,9 +268,10 @@ def process_state(workspace: str, own_path: "list | None" = None, own_handlers: 
     environ = os.environ  # (its raw data: one C copy and comparison per message, decoded only when changed)
     env = dict(environ._data if type(environ) is os._Environ else environ)  # type: ignore[attr-defined]
     return {"cwd": None if cwd == workspace else cwd, "env": env, "umask": _umask(), "argv": list(sys.argv),
-            "gc": gc.isenabled(), "signals": bool(own_handlers) and signal_handlers() != own_handlers,
-            "path": [str(e) for e in sys.path if e not in (own_path or ()) and not (
-                type(e) is str and os.path.normpath(e) == workspace)],  # (its own folder again: the same imports)
+            "gc": [gc.isenabled(), *gc.get_threshold()],
+            **({"signals": bool(own_handlers) and signal_handlers() != own_handlers,
+                "path": [str(e) for e in sys.path if e not in (own_path or ()) and not (
+                    type(e) is str and os.path.normpath(e) == workspace)]} if answer else {}),  # (its own folder again)
             "recursion": sys.getrecursionlimit(), "files": _open_files(),
             "digits": sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None,
             "weekday": calendar.firstweekday() if calendar else None,
@@ -352,8 +350,8 @@ def main():
 
     base_path, base_handlers = list(sys.path), signal_handlers()
 
-    def state():
-        return process_state(workspace, base_path + path_added, base_handlers)
+    def state(answer=True):
+        return process_state(workspace, base_path + path_added, base_handlers, answer)
 
     known = state()  # the state as the judge knows it (it sent it, or we told it)
     this_thread = threading.local()  # (the decimal context the judge last gave this thread, how many of its questions it serves)
@@ -365,9 +363,7 @@ def main():
             text = stream.drain()
             if text:
                 msg[key] = text
-        now = state()
-        if "r" not in msg:  # (a callback's question: a handler or path set for the call's length is not kept)
-            now = {k: v for k, v in now.items() if k not in _AT_THE_ANSWER}
+        now = state(answer="r" in msg)  # (a callback's question: a handler or path set for the call's length is not kept)
         changes = state_changes(known, now)
         decimal, seen = sys.modules.get("decimal"), getattr(this_thread, "settings", None)
         seen = _DEFAULT_DECIMAL if seen is None else seen  # (decimal imported since: the judge's is the default)
@@ -394,8 +390,17 @@ def main():
             this_thread.serving = getattr(this_thread, "serving", 0) + 1
         if "s" not in msg and hasattr(this_thread, "settings"):
             return  # (nothing changed on the test's side since this thread last looked)
-        follow_state(msg.get("s"))
+        state_sent = msg.get("s") if isinstance(msg.get("s"), dict) else {}
+        unreported = state_changes(known, state())  # (a thread of the model's, or its code before this callback)
+        follow_state(state_sent)
+        if "env" in unreported:  # the test's changes on top of the model's, as in one process
+            set_by_the_test = {k for k, _ in state_sent.get("env") or ()}
+            for name, value in unreported["env"]:
+                if name not in set_by_the_test:
+                    os.environ.pop(name, None) if value is None else os.environ.__setitem__(name, value)
+        before = dict(known)
         known.update(state())
+        known.update((key, before.get(key)) for key in unreported)  # (still to report, with the next message)
         decimal = sys.modules.get("decimal")
         this_thread.settings = rpc._values.decimal_settings(decimal.getcontext()) if decimal else None
 
@@ -420,7 +425,7 @@ def main():
         if "stdin" in state:
             sys.stdin = base_stdin if state["stdin"] is None else conn.decode_value(state["stdin"])
         if "random" in state:  # (the module's generator: one with the test's, as in a plain run)
-            diverged[0] = random._inst.getstate() != known_random[0]  # (the model's thread drew meanwhile)
+            diverged[0] = not state.get("random_reset") and random._inst.getstate() != known_random[0]  # (drawn meanwhile)
             rpc._values.set_random_state(random._inst, state["random"])
             known_random[0] = random._inst.getstate()
         if "builtins" in state:  # the test's patches of builtins (its mock of print); those it undid, back
@@ -461,7 +466,8 @@ def main():
                 sys.modules[name] = None
         if "settings" in state:  # (judge_plugin._settings)
             weekday, timeout, umask, room, digits, decimal_context, files, collector = state["settings"]
-            (gc.enable if collector else gc.disable)()
+            (gc.enable if collector[0] else gc.disable)()
+            gc.set_threshold(*map(int, collector[1:]))
             if weekday is not None:
                 __import__("calendar").setfirstweekday(int(weekday))
             __import__("socket").setdefaulttimeout(None if timeout is None else float(timeout))
