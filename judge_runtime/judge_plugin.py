@@ -527,8 +527,36 @@ if sys.platform == "linux":  # (before BUILTINS0: our open is the tests' startin
     os.open = _checked_os_open
 
 
+_DRAWS = ("random", "uniform", "triangular", "randint", "choice", "randrange", "sample", "shuffle", "choices",
+          "normalvariate", "lognormvariate", "expovariate", "vonmisesvariate", "gammavariate", "gauss",
+          "betavariate", "paretovariate", "weibullvariate", "binomialvariate", "getrandbits", "randbytes",
+          "seed", "setstate")
+
+
+def watch_random(random) -> list:
+    """[True once the random module's generator may have moved, True once drawn from since its last
+    seed or setstate]: its functions, wrapped to say so, so the judge reads and compares the
+    generator's 625 numbers only then (~20 us), not at every question (the tests' code draws
+    through them; the worker, where code may go round them, compares at every message)."""
+    moved = [True, True]
+
+    def watched(real, name):
+        drawn = name not in ("seed", "setstate")
+
+        def draw(*args, **kwargs):
+            moved[0], moved[1] = True, drawn
+            return real(*args, **kwargs)
+        draw.__name__, draw.__qualname__, draw.__doc__, draw.__wrapped__ = real.__name__, name, real.__doc__, real
+        draw.__module__, draw.__self__ = random.__name__, real.__self__  # (pickled by name: random.randint)
+        return draw
+    for name in _DRAWS:
+        if hasattr(random, name):
+            setattr(random, name, watched(getattr(random, name), name))
+    return moved
+
+
 RANDOM = random._inst  # the module's generator: the tests' and the model's (state "random")
-RANDOM_MOVED = rpc._values.watch_random(random)
+RANDOM_MOVED = watch_random(random)
 BUILTINS0 = dict(vars(builtins))  # the builtins as the tests start; a test's patch of one is sent on
 _UNSET = object()
 SYS_PATH0 = list(sys.path)  # the tests' additions to it are the worker's too (Worker._outgoing)
