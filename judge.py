@@ -104,7 +104,6 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     tests_dir = judge_dir / "tests"
     tests_dir.mkdir()
     _write_tests(tests_dir, tests)
-    (judge_dir / "home").mkdir()
     (judge_dir / "mp").mkdir()  # multiprocessing's sockets (a test's Manager, forkserver): never in the tests' TMPDIR
     report, log = judge_dir / "report.xml", judge_dir / "pytest.log"
     # The worker's side: its HOME and TMPDIR, and the parent of pytest's basetemp (ours, so the
@@ -116,6 +115,8 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
     tests_tmp.mkdir(mode=0o755)
     stage.chmod(0o755)  # ours (not handed over): the worker may not replace pytest's temp root
     isolation.hand_over([workspace, home, tmp], conf.run_as)
+    if conf.run_as >= 0:  # one HOME for the tests and the model's code, as in one process (`~/.apprc` alike)
+        home.chmod(0o1777)
     # As root the judge starts as root (to start the worker as uid 65534), then drops to a user
     # of its own: its folder and pytest's temp root are that user's, nobody else's.
     judge_uid = isolation.JUDGE if conf.run_as >= 0 else -1
@@ -133,7 +134,7 @@ def _judge(sandbox: Sandbox, source: Path, tests: dict[str, str], scratch: Path,
             "judge_uid": judge_uid,
             "log": str(judge_dir / "worker.log"), "record": str(judge_dir / "record.json"),
             "test_timeout": per_test_timeout(judged_limits(cfg)), "named": None if named is None else sorted(named)}
-    env = {**isolation.clean_environment(judge_dir / "home", tests_tmp, sandbox.python.parent),
+    env = {**isolation.clean_environment(home, tests_tmp, sandbox.python.parent),
            "PYTHONPATH": str(_runtime(sandbox)), "JUDGE_SPEC": json.dumps(spec)}
     argv = [sandbox.pytest_main(), "-q", "-p", "no:cacheprovider", "-p", "judge_entry", "--color=no", "--tb=short",
             "--continue-on-collection-errors",

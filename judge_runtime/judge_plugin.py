@@ -187,7 +187,7 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 # Where nothing is written while the tests run, whoever asks: the tests' folder (their code and
 # data), every folder the judge imports code from (sys.path: a file planted there, by a tarball a
 # test extracts or a path the model's code names, would run in the judge), and the files of the
-# judge's own folder (its record; its home/ below it is the tests' HOME).
+# judge's own folder (its record).
 _NO_WRITES_INTO = tuple(sorted({os.path.realpath(p) + os.sep for p in (TESTS_DIR, _HERE, SPEC["mp_tmp"], *sys.path)
                                 if p and os.path.isdir(p)}))  # (mp_tmp: multiprocessing's sockets, never a test's file)
 _JUDGE_DIR = os.path.realpath(os.path.dirname(TESTS_DIR))

@@ -36,8 +36,9 @@ class Capture:
 
     encoding, errors, name = "utf-8", "replace", "<captured>"
 
-    def __init__(self):
-        self._parts, self._size, self._cut = [], 0, False
+    def __init__(self, fd: int):
+        self._parts: list = []
+        self._size, self._cut, self._fd = 0, False, fd
 
     def write(self, text):
         if type(text) is not str:
@@ -74,8 +75,8 @@ class Capture:
         return False
 
     def fileno(self):
-        import io
-        raise io.UnsupportedOperation("the judge's worker captures output; there is no file descriptor")
+        """The worker's own descriptor (its log), as pytest's capture hands out one: faulthandler.enable() works."""
+        return self._fd
 
 
 class NoInput:
@@ -345,7 +346,7 @@ def main():
     base_files = _open_files()
     path_added: list = []  # what the tests added to sys.path, here too
     unblocked: dict = {}  # a module name the test blocks -> what sys.modules held for it here
-    out, err = Capture(), Capture()
+    out, err = Capture(1), Capture(2)
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
     base_path, base_handlers = list(sys.path), signal_handlers()
