@@ -426,7 +426,8 @@ class Sandbox:
         return f"{self.confinement.describe()}; interpreter {self.python}{how}"
 
     def run_pytest(self, source: Path, scratch: Path, network: Optional[bool] = None,
-                   targets: tuple[str, ...] = (), trusted: Optional[dict[str, str]] = None) -> TestRun:
+                   targets: tuple[str, ...] = (), trusted: Optional[dict[str, str]] = None,
+                   trusted_setup_only: bool = False) -> TestRun:
         """One pytest run on a fresh copy of `source`, and what that run may prove.
 
         The copy is what test code can touch: the files the agent keeps never change under a test,
@@ -434,7 +435,9 @@ class Sandbox:
         `trusted` files (the task's own tests: path -> content) are laid over the copy and must be
         byte-identical after the run. A run during which test code changed a trusted file, created or changed a
         pytest set-up file, or planted bytecode is `tampered`: it proves nothing. A run whose
-        sandbox never started is `not_run`. `scratch` keeps the log beside it, out of the tests' reach."""
+        sandbox never started is `not_run`. `scratch` keeps the log beside it, out of the tests' reach.
+        `trusted_setup_only`: the copy's pytest set-up files are the trusted ones alone (the verdict's
+        plain run: the model's conftest.py does not decide how the task's tests run, as in the judge)."""
         trusted = trusted or {}
         scratch.mkdir(parents=True, exist_ok=True)
         stage = self.stage(scratch)
@@ -442,6 +445,10 @@ class Sandbox:
         copy_files(source, workdir)
         for rel, content in trusted.items():
             put_file(workdir, rel, content)
+        if trusted_setup_only:
+            for rel in setup_files(workdir):
+                if rel not in trusted and PurePosixPath(rel).name in PYTEST_SETUP_FILES:
+                    (workdir / rel).unlink()
         before = setup_files(workdir)
         for sub in ("home", "tmp"):
             (stage / sub).mkdir()

@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from config import ConfigError, describe_validation_error
+from workspace_files import PYTEST_SETUP_FILES
 
 DEFAULT_PROTECTED = ["test_*.py", "*_test.py", "conftest.py", "tests/*"]
 
@@ -75,6 +76,12 @@ class Task(BaseModel):
                             prompt, re.MULTILINE)
         names = {n for found in named for n in ((found,) if isinstance(found, str) else found) if n}
         return frozenset(names) | {PurePosixPath(rel).parts[0].removesuffix(".py") for rel in self.spec.files}
+
+    def data_files(self) -> dict[str, str]:
+        """The starting files that are neither code nor pytest's set-up (`cases.json`), as the task
+        gives them: the task's tests read them beside themselves when judged, as in a plain run."""
+        return {rel: content for rel, content in self.spec.files.items()
+                if not rel.endswith(".py") and PurePosixPath(rel).name not in PYTEST_SETUP_FILES}
 
     def protected_files(self) -> frozenset[str]:
         """Starting files that match a protected glob (on the whole path, or on the name alone)."""

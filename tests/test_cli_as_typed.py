@@ -67,7 +67,10 @@ def test_the_readme_command_ends_solved(clone, layer):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     res = result(clone, "fizzbuzz")
     assert res["status"] == "solved" and res["sandbox"] == layer
-    assert res["hidden_tests"] == {"passed": 9, "failed": 0, "errors": 0, "skipped": 0, "ok": True, "outcome": "completed"}
+    counts = {"passed": 9, "failed": 0, "errors": 0, "skipped": 0}
+    assert res["hidden_tests"] == {**counts, "ok": True, "outcome": "completed",
+                                   "plain": {**counts, "ok": True, "outcome": "completed"}}  # judged, then plain
+    assert "9 passed" in (clone / "runs" / "fizzbuzz" / "hidden-plain.log").read_text()
     assert (clone / "agent.yaml").exists() and (clone / "runs" / "fizzbuzz" / "workspace" / "fizzbuzz.py").exists()
 
 

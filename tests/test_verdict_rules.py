@@ -63,6 +63,17 @@ def judged(sandbox, scratch: Path, files: dict, tests: dict) -> dict:
     return {**result, "output": output}
 
 
+def task_verdict(sandbox, scratch: Path, files: dict, tests: dict) -> dict:
+    """What a run ending on these files would claim of these hidden tests (verdict.judge_task):
+    judged, then run plain where they passed judged."""
+    workspace = scratch / "workspace"
+    _write(workspace, files)
+    suites = {"hidden tests": {k: textwrap.dedent(v) for k, v in tests.items()}}
+    judged, _ = verdict.judge_task(sandbox, workspace, suites, scratch / "run", False, lambda _: None,
+                                   lambda *args, **kwargs: None, lambda _: None)
+    return judged["hidden tests"]
+
+
 def attack(sandbox, scratch, files, tests, failed: int):
     """The attack passes plain, and `failed` of the judged tests fail (none passes unless honest)."""
     assert plain(sandbox, scratch, files, tests).ok, "the attack should fool an in-process run"
