@@ -1298,7 +1298,7 @@ class Worker:
             self._patches(state)
         if DICT_PATCHES:  # other patched dicts of a library fail the test
             UNFOLLOWED.update((where, _ITS_OWN_DICT) for _, where in DICT_PATCHES)
-        if self.blocked_seen or list(sys.modules.values()).count(None) > len(NONE0):  # (a C count: every question)
+        if self.blocked_seen or operator.countOf(sys.modules.values(), None) > len(NONE0):  # (a C count: every question)
             self._blocked_imports(state)
         if WorkspaceLoader.imported_again:
             self._modules(state)

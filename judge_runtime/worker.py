@@ -222,12 +222,15 @@ if sys.platform == "win32":
     def _set_open_files(room) -> None:
         pass
 else:
+    try:
+        import resource as _resource
+    except ImportError:  # (a system without it, as the tests' simulated Windows)
+        _resource = None  # type: ignore[assignment]
+
     def _open_files():
-        try:
-            import resource
-        except ImportError:  # (a system without it, as the tests' simulated Windows)
+        if _resource is None:
             return None
-        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        soft = _resource.getrlimit(_resource.RLIMIT_NOFILE)[0]
         return soft if soft >= 0 else None  # (RLIM_INFINITY: nothing to restore)
 
     def _set_open_files(room) -> None:
@@ -248,11 +251,12 @@ _DEFAULT_DECIMAL = [28, "ROUND_HALF_EVEN", -999999, 999999, 1, 0, ["DivisionByZe
 
 # Signals whose handlers the model's code may set (judge_plugin._take_signals: not taken, the test fails):
 # every named one that has a handler to set
-_WATCHED_SIGNALS = [s for s in signal.Signals if s.name not in ("SIGKILL", "SIGSTOP")]
+_WATCHED_SIGNALS = [int(s) for s in signal.Signals if s.name not in ("SIGKILL", "SIGSTOP")]
+_GETSIGNAL = __import__("_signal").getsignal  # (the C function: no enum made of each answer; ours, not a patch's)
 
 
 def signal_handlers() -> tuple:
-    return tuple(id(signal.getsignal(s)) for s in _WATCHED_SIGNALS)
+    return tuple(map(id, map(_GETSIGNAL, _WATCHED_SIGNALS)))
 
 
 def process_state(workspace: str, own_path: "list | None" = None, own_handlers: tuple = (), answer: bool = True) -> dict:
