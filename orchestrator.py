@@ -304,12 +304,10 @@ class Orchestrator:
     def _verdict(self, status: Status, reason: str) -> tuple[Status, str, dict]:
         """Judge the final files against the task's tests (verdict.judge_task) whatever the status;
         then `solved` only if verdict.failed_check finds nothing."""
-        data = self.task.data_files()  # (a test's cases.json beside it, the task's own, never the model's)
-        suites = {name: {**data, **tests} if tests else {} for name, tests in
-                  (("hidden tests", self.task.spec.hidden_tests), ("protected tests", self.protected))}
+        suites = {"hidden tests": self.task.spec.hidden_tests, "protected tests": self.protected}
         judged, stopped = verdict.judge_task(self.sandbox, self.workspace.root, suites, self.run_dir,
                                              status == Status.INTERRUPTED, self._declined, self.record, self.say,
-                                             self.task.named_modules())
+                                             self.task.named_modules(), self.task.data_files())
         if stopped:
             status, reason = Status.INTERRUPTED, stopped
         if status == Status.SOLVED:

@@ -332,11 +332,14 @@ _INI_SECTIONS = {"pytest.ini": "", "pyproject.toml": "[tool.pytest.ini_options]"
                  "setup.cfg": "[tool:pytest]"}
 
 
-def pytest_config_args(workdir: Path) -> list[str]:
+def pytest_config_args(workdir: Path, only: Optional[set[str]] = None) -> list[str]:
     """Only the workspace's own pytest settings count: never a pytest.ini or conftest.py found in
-    a folder above it (pytest searches upward when the workspace has none)."""
+    a folder above it (pytest searches upward when the workspace has none); `only`: of these
+    files, the ones named there (the others configure nothing)."""
     config = os.devnull
     for name, section in _INI_SECTIONS.items():
+        if only is not None and name not in only:
+            continue
         data = read_regular_file(workdir / name, 1024 * 1024)
         if data is not None and section.encode() in data:
             config = str(workdir / name)
@@ -436,8 +439,9 @@ class Sandbox:
         byte-identical after the run. A run during which test code changed a trusted file, created or changed a
         pytest set-up file, or planted bytecode is `tampered`: it proves nothing. A run whose
         sandbox never started is `not_run`. `scratch` keeps the log beside it, out of the tests' reach.
-        `trusted_setup_only`: the copy's pytest set-up files are the trusted ones alone (the verdict's
-        plain run: the model's conftest.py does not decide how the task's tests run, as in the judge)."""
+        `trusted_setup_only`: only trusted files set pytest up (the verdict's plain run: the model's
+        conftest.py or pytest.ini does not decide how the task's tests run, as in the judge; its
+        other conftest.py files are removed from the copy, its ini files stay for its code to read)."""
         trusted = trusted or {}
         scratch.mkdir(parents=True, exist_ok=True)
         stage = self.stage(scratch)
@@ -447,7 +451,7 @@ class Sandbox:
             put_file(workdir, rel, content)
         if trusted_setup_only:
             for rel in setup_files(workdir):
-                if rel not in trusted and PurePosixPath(rel).name in PYTEST_SETUP_FILES:
+                if rel not in trusted and PurePosixPath(rel).name == "conftest.py":
                     (workdir / rel).unlink()
         before = setup_files(workdir)
         for sub in ("home", "tmp"):
@@ -455,7 +459,8 @@ class Sandbox:
         report, log = stage / "report.xml", scratch.with_name(scratch.name + ".log")
         env = isolation.clean_environment(stage / "home", stage / "tmp", self.python.parent)
         args = ["-q", "-p", "no:cacheprovider", "--color=no", "--tb=short", f"--junitxml={report}",
-                "-o", "junit_logging=out-err", *pytest_config_args(workdir), "--", *targets]
+                "-o", "junit_logging=out-err", *pytest_config_args(workdir, set(trusted) if trusted_setup_only else None),
+                "--", *targets]
         try:
             network = self.cfg.network if network is None else network
             result = self.warm.run(self.confinement, args, workdir, [stage], env, log, self.cfg, network) if self.warm else None

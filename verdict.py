@@ -85,12 +85,14 @@ def failed_check(finish_accepted: bool, protected_changed: list[str], judged: di
 
 def judge_task(sandbox: Sandbox, workspace: Path, suites: dict[str, dict[str, str]], run_dir: Path,
                interrupted: bool, approve: Callable[[str], Optional[str]], record: Callable[..., object],
-               say: Callable[[str], None], named: Optional[frozenset[str]] = None
-               ) -> tuple[dict[str, Optional[dict]], Optional[str]]:
+               say: Callable[[str], None], named: Optional[frozenset[str]] = None,
+               beside: Optional[dict[str, str]] = None) -> tuple[dict[str, Optional[dict]], Optional[str]]:
     """Judge the final files against each suite of the task's own tests it has (name -> files),
     and run it plain where it passed judged (both_ways): the result per suite (None: the task has no such tests), and why the run was interrupted if
     Ctrl-C came during it. `approve` is the one hook before the model's code runs; `named`: the
-    modules the task names (Task.named_modules), the only ones the workspace answers for."""
+    modules the task names (Task.named_modules), the only ones the workspace answers for; `beside`:
+    the task's data files (Task.data_files), beside its tests in the judge's folder as the task
+    gave them (the plain run reads them from the final files, as the user's pytest would)."""
     judged: dict[str, Optional[dict]] = {name: None for name in suites}
     stopped = None
     for name, tests in suites.items():
@@ -105,7 +107,7 @@ def judge_task(sandbox: Sandbox, workspace: Path, suites: dict[str, dict[str, st
                 judged[name] = not_run(declined)
                 say(f"{name.capitalize()}: not run ({declined})")
                 continue
-            result, output, seconds = judge(sandbox, workspace, tests, run_dir / name.split()[0], named)
+            result, output, seconds = judge(sandbox, workspace, {**(beside or {}), **tests}, run_dir / name.split()[0], named)
             if result["ok"]:  # (a suite that failed judged is not solved whatever a plain run says)
                 plain = run_plain(sandbox, workspace, tests, run_dir / f"{name.split()[0]}-plain")
                 result, output, seconds = both_ways(result, plain), output + "\n" + plain.output, seconds + plain.seconds

@@ -63,14 +63,14 @@ def judged(sandbox, scratch: Path, files: dict, tests: dict) -> dict:
     return {**result, "output": output}
 
 
-def task_verdict(sandbox, scratch: Path, files: dict, tests: dict) -> dict:
+def task_verdict(sandbox, scratch: Path, files: dict, tests: dict, beside: "dict | None" = None) -> dict:
     """What a run ending on these files would claim of these hidden tests (verdict.judge_task):
-    judged, then run plain where they passed judged."""
+    judged, then run plain where they passed judged; `beside`: the task's data files."""
     workspace = scratch / "workspace"
     _write(workspace, files)
     suites = {"hidden tests": {k: textwrap.dedent(v) for k, v in tests.items()}}
     judged, _ = verdict.judge_task(sandbox, workspace, suites, scratch / "run", False, lambda _: None,
-                                   lambda *args, **kwargs: None, lambda _: None)
+                                   lambda *args, **kwargs: None, lambda _: None, beside=beside)
     return judged["hidden tests"]
 
 
