@@ -764,6 +764,12 @@ def _take_signals(worker, changed) -> None:
         raise ValueError("the model's code set a signal handler: the worker's, not the tests' process's")
 
 
+def _take_kept(worker, parts) -> None:
+    if parts:
+        raise ValueError(f"the model's code left its {', '.join(map(str, parts))[:200]} changed: the worker's, "
+                         f"not the tests' process's")
+
+
 def _take_gc(worker, collector) -> None:
     if type(collector) is not list or len(collector) != 4:
         raise TypeError("a collector's state that is not [switch, thresholds]")
@@ -779,7 +785,7 @@ def _take_decimal(worker, settings) -> None:
 _TAKE_BACK = {"cwd": _take_cwd, "env": _take_env, "umask": _take_umask, "recursion": _take_recursion,
               "files": _take_files, "digits": _take_digits, "weekday": _take_weekday, "timeout": _take_timeout,
               "decimal": _take_decimal, "random": _take_random, "argv": _take_argv, "gc": _take_gc,
-              "path": _take_path, "signals": _take_signals}
+              "path": _take_path, "signals": _take_signals, "kept": _take_kept}
 
 
 def _import_for_the_model(tests_import):

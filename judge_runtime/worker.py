@@ -215,7 +215,29 @@ def _depth() -> int:
 
 # (decided here, not as they run: a test's patch of sys.platform is the model's code's, not ours)
 _FD_FOLDER = "/proc/self/fd" if sys.platform == "linux" else "/dev/fd"
+
+
+def _posix_readers() -> dict:
+    """(worker._kept_readers) The interval timers, the signal mask, the priority, where this system
+    has them (looked up once, at the worker's start)."""
+    readers: dict = {}
+    getitimer, sigmask, getpriority = (getattr(signal, "getitimer", None), getattr(signal, "pthread_sigmask", None),
+                                       getattr(os, "getpriority", None))
+    if getitimer is not None:
+        timers = tuple(getattr(signal, name) for name in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"))
+        readers["interval timers"] = lambda: tuple(getitimer(t) != (0.0, 0.0) for t in timers)
+    if sigmask is not None:
+        block = getattr(signal, "SIG_BLOCK")
+        readers["signal mask"] = lambda: sigmask(block, ())
+    if getpriority is not None:
+        process = getattr(os, "PRIO_PROCESS")
+        readers["priority (nice)"] = lambda: getpriority(process, 0)
+    return readers
+
+
 if sys.platform == "win32":
+    _resource = None
+
     def _open_files():
         return None
 
@@ -259,12 +281,49 @@ def signal_handlers() -> tuple:
     return tuple(map(id, map(_GETSIGNAL, _WATCHED_SIGNALS)))
 
 
-def process_state(workspace: str, own_path: "list | None" = None, own_handlers: tuple = (), answer: bool = True) -> dict:
+def _kept_readers() -> dict:
+    """Process state the judge cannot take into its own (judge_plugin._take_kept: a change still
+    there at an answer fails the test; a plain run's tests would see it): one cheap read each,
+    bound here at load (a test's patch of one of these functions is not our reading)."""
+    getswitch, getprofile, gettrace, faulthandler_on = (sys.getswitchinterval, sys.getprofile, sys.gettrace,
+                                                        __import__("faulthandler").is_enabled)
+    environ0 = os.environ
+
+    def hooks():
+        threading_ = sys.modules.get("threading")
+        return (getprofile() is not None, gettrace() is not None,
+                getattr(threading_, "_profile_hook", None) is not None, getattr(threading_, "_trace_hook", None) is not None)
+
+    def loop_policy():
+        events = sys.modules.get("asyncio.events")
+        policy = getattr(events, "_event_loop_policy", None)
+        return policy is None or type(policy).__module__ in ("asyncio.unix_events", "asyncio.windows_events")
+
+    readers = {"switch interval": getswitch, "profile or trace hook": hooks, "faulthandler": faulthandler_on,
+               "os.environ (rebound)": lambda: os.environ is environ0, "asyncio's event loop policy": loop_policy}
+    readers.update(_posix_readers())
+    if _resource is not None:
+        getrlimit = _resource.getrlimit
+        limits = [getattr(_resource, n) for n in sorted(dir(_resource)) if n.startswith("RLIMIT_") and n != "RLIMIT_NOFILE"]
+        readers["resource limits"] = lambda: [getrlimit(limit) for limit in limits]
+    return readers
+
+
+_KEPT_READERS: dict = {}  # (made at the worker's start: main)
+
+
+def kept_state() -> dict:
+    return {name: read() for name, read in _KEPT_READERS.items()}
+
+
+def process_state(workspace: str, own_path: "list | None" = None, own_handlers: tuple = (), answer: bool = True,
+                  own_kept: "dict | None" = None) -> dict:
     """What the model's code may change in this process that a plain run's tests would see in
     theirs (the same process there): the working directory (None: the workspace), the
     environment, the umask, argv, the collector's switch, the settings of judge_plugin._settings'
     modules where loaded; what it added to sys.path (not ours, not the tests'), whether it set a
-    signal handler (at an answer only, `answer`: a handler or path set for a call's length is not kept)."""
+    signal handler, which of _kept_readers' parts differ from `own_kept` (at an answer only,
+    `answer`: a handler, path or timer set for a call's length is not kept)."""
     try:
         cwd = os.getcwd()
     except OSError:  # (a folder the model's code removed while in it)
@@ -275,6 +334,7 @@ def process_state(workspace: str, own_path: "list | None" = None, own_handlers: 
     return {"cwd": None if cwd == workspace else cwd, "env": env, "umask": _umask(), "argv": list(sys.argv),
             "gc": [gc.isenabled(), *gc.get_threshold()],
             **({"signals": bool(own_handlers) and signal_handlers() != own_handlers,
+                "kept": sorted(name for name, value in kept_state().items() if value != own_kept[name]) if own_kept else [],
                 "path": [str(e) for e in sys.path if e not in (own_path or ()) and not (
                     type(e) is str and os.path.normpath(e) == workspace)]} if answer else {}),  # (its own folder again)
             "recursion": sys.getrecursionlimit(), "files": _open_files(),
@@ -351,12 +411,15 @@ def main():
     path_added: list = []  # what the tests added to sys.path, here too
     unblocked: dict = {}  # a module name the test blocks -> what sys.modules held for it here
     out, err = Capture(1), Capture(2)
+    __import__("faulthandler").enable()  # (on our stderr, the log: pytest's own plugin turns it on in a plain run)
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
     base_path, base_handlers = list(sys.path), signal_handlers()
+    _KEPT_READERS.update(_kept_readers(), **{"sys.stdout or sys.stderr": lambda: sys.stdout is out and sys.stderr is err})
+    base_kept = kept_state()
 
     def state(answer=True):
-        return process_state(workspace, base_path + path_added, base_handlers, answer)
+        return process_state(workspace, base_path + path_added, base_handlers, answer, base_kept)
 
     known = state()  # the state as the judge knows it (it sent it, or we told it)
     this_thread = threading.local()  # (the decimal context the judge last gave this thread, how many of its questions it serves)

@@ -108,7 +108,13 @@ bwrap layer. Every plain outcome is checked by the helpers (fails_plain_and_judg
    handling in worker.follow).
 
 Closed (same session; each named test fails on the code before, checked by taking the fix out):
-the attacks (1-15) by a rule, not one patch each: `solved` needs the task's tests to pass both
+2-9, 13-15 in the judge itself, by one part of the worker's state (worker._kept_readers, "kept";
+judge_plugin._take_kept): the switch interval, profile and trace hooks, faulthandler (the worker
+turns it on at its start, as pytest's plugin does in a plain run), os.environ rebound, asyncio's
+loop policy, interval timers, the signal mask, the priority, every resource limit, sys.stdout /
+sys.stderr left replaced: one still changed when the model's call answers fails the test (the
+tests assert the judge alone now). The others (1 putenv/unsetenv, 8 the wakeup fd, 10 warnings
+filters, 11 the root logger, 12 the time zone) and all of them besides, by a rule, not one patch each: `solved` needs the task's tests to pass both
 ways, judged and in one plain pytest run on the final files (verdict.judge_task, both_ways): the
 plain run is the user's own pytest, the model's code in the tests' process, so process state it
 leaves changed is seen there as it is by the user. The attacks now assert the task's verdict
@@ -123,6 +129,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import RULE_LAYERS, on_layers
+from test_redteam_round59 import fails_plain_and_judged
 from test_verdict_rules import honest, plain, sandbox, task_verdict  # noqa: F401 - sandbox is a fixture
 
 pytestmark = on_layers(RULE_LAYERS)
@@ -249,7 +256,7 @@ def test_isolate_then_children_see_the_mode():
     assert os.environ["APP_MODE"] == "isolated"
     assert child_sees("APP_MODE") == "isolated"
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, REBOUND, tests)
+    fails_plain_and_judged(sandbox, scratch, REBOUND, tests, failed=1)
 
 
 REBOUND_SILENT = {"envsnap.py": """
@@ -269,7 +276,7 @@ def test_snapshot_keeps_the_environment_live(monkeypatch):
     monkeypatch.setenv("APP_TOKEN", "t1")
     assert child_sees("APP_TOKEN") == "t1"
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, REBOUND_SILENT, tests)
+    fails_plain_and_judged(sandbox, scratch, REBOUND_SILENT, tests, failed=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,7 +306,7 @@ def test_fast_loop_puts_the_policy_back():
         pass
     assert asyncio.get_event_loop_policy() is before
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, POLICY, tests)
+    fails_plain_and_judged(sandbox, scratch, POLICY, tests, failed=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,7 +329,7 @@ def test_tune_leaves_the_interpreter_alone():
     tuning.tune()
     assert sys.getswitchinterval() == before
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, SWITCH, tests)
+    fails_plain_and_judged(sandbox, scratch, SWITCH, tests, failed=1)
 
 
 FAULTS = {"crash.py": """
@@ -343,7 +350,7 @@ def test_install_reporter_leaves_faulthandler_alone():
     assert crash.install_reporter()
     assert faulthandler.is_enabled() == before
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, FAULTS, tests)
+    fails_plain_and_judged(sandbox, scratch, FAULTS, tests, failed=1)
 
 
 FAULTS_HONEST = {"crashon.py": """
@@ -383,7 +390,7 @@ def test_critical_unblocks():
     assert critical.critical(lambda: 5) == 5
     assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, SIGMASK, tests)
+    fails_plain_and_judged(sandbox, scratch, SIGMASK, tests, failed=1)
 
 
 ITIMER = {"sampler.py": """
@@ -409,7 +416,7 @@ def test_sample_stops_its_timer():
     assert sampler.sample(lambda: None) == 0
     assert signal.getitimer(signal.ITIMER_PROF) == (0.0, 0.0)
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, ITIMER, tests)
+    fails_plain_and_judged(sandbox, scratch, ITIMER, tests, failed=1)
 
 
 DEADLINE_HONEST = {"deadline.py": """
@@ -493,7 +500,7 @@ def test_count_calls_takes_the_profiler_off():
     assert prof.count_calls(lambda: None)
     assert sys.getprofile() is None
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, PROFILE, tests)
+    fails_plain_and_judged(sandbox, scratch, PROFILE, tests, failed=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -620,7 +627,7 @@ def test_run_low_leaves_the_caller():
     assert background.run_low(lambda: 2) == 2
     assert os.nice(0) == before
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, NICE, tests)
+    fails_plain_and_judged(sandbox, scratch, NICE, tests, failed=1)
 
 
 FSIZE = {"capped.py": """
@@ -643,7 +650,7 @@ def test_capped_puts_the_limit_back():
     assert capped.capped(lambda: 4) == 4
     assert resource.getrlimit(resource.RLIMIT_FSIZE) == before
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, FSIZE, tests)
+    fails_plain_and_judged(sandbox, scratch, FSIZE, tests, failed=1)
 
 
 STDOUT_LEAK = {"quiet.py": """
@@ -665,4 +672,4 @@ def test_silence_then_print(capsys):
     print("after")
     assert capsys.readouterr().out == "after\\n"
 """}
-    fails_plain_and_is_not_solved(sandbox, scratch, STDOUT_LEAK, tests)
+    fails_plain_and_judged(sandbox, scratch, STDOUT_LEAK, tests, failed=1)
