@@ -415,7 +415,7 @@ def main():
     sys.stdout, sys.stderr, sys.stdin = out, err, base_stdin
 
     base_path, base_handlers = list(sys.path), signal_handlers()
-    _KEPT_READERS.update(_kept_readers(), **{"sys.stdout or sys.stderr": lambda: sys.stdout is out and sys.stderr is err})
+    _KEPT_READERS.update(_kept_readers())  # (not sys.stdout: pytest's capture puts it back between tests, plain)
     base_kept = kept_state()
 
     def state(answer=True):

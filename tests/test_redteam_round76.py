@@ -108,13 +108,13 @@ bwrap layer. Every plain outcome is checked by the helpers (fails_plain_and_judg
    handling in worker.follow).
 
 Closed (same session; each named test fails on the code before, checked by taking the fix out):
-2-9, 13-15 in the judge itself, by one part of the worker's state (worker._kept_readers, "kept";
+2-9, 13-14 in the judge itself, by one part of the worker's state (worker._kept_readers, "kept";
 judge_plugin._take_kept): the switch interval, profile and trace hooks, faulthandler (the worker
 turns it on at its start, as pytest's plugin does in a plain run), os.environ rebound, asyncio's
-loop policy, interval timers, the signal mask, the priority, every resource limit, sys.stdout /
-sys.stderr left replaced: one still changed when the model's call answers fails the test (the
+loop policy, interval timers, the signal mask, the priority, every resource limit: one still changed when the model's call answers fails the test (the
 tests assert the judge alone now). The others (1 putenv/unsetenv, 8 the wakeup fd, 10 warnings
-filters, 11 the root logger, 12 the time zone) and all of them besides, by a rule, not one patch each: `solved` needs the task's tests to pass both
+filters, 11 the root logger, 12 the time zone, 15 sys.stdout left replaced: pytest's capture puts
+it back between tests, so a wrapper set at import, colorama's, changes nothing plain) and all of them besides, by a rule, not one patch each: `solved` needs the task's tests to pass both
 ways, judged and in one plain pytest run on the final files (verdict.judge_task, both_ways): the
 plain run is the user's own pytest, the model's code in the tests' process, so process state it
 leaves changed is seen there as it is by the user. The attacks now assert the task's verdict
@@ -672,4 +672,4 @@ def test_silence_then_print(capsys):
     print("after")
     assert capsys.readouterr().out == "after\\n"
 """}
-    fails_plain_and_judged(sandbox, scratch, STDOUT_LEAK, tests, failed=1)
+    fails_plain_and_is_not_solved(sandbox, scratch, STDOUT_LEAK, tests)
