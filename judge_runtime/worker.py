@@ -78,6 +78,9 @@ class Capture:
         """The worker's own descriptor (its log), as pytest's capture hands out one: faulthandler.enable() works."""
         return self._fd
 
+    def reconfigure(self, **settings):
+        """`sys.stdout.reconfigure(encoding="utf-8")` in a CLI's main(): the text reaches the tests as text."""
+
 
 class NoInput:
     """sys.stdin while the test has none of its own: as under pytest's capture, reading fails."""
@@ -284,36 +287,38 @@ def signal_handlers() -> tuple:
 def _kept_readers() -> dict:
     """Process state the judge cannot take into its own (judge_plugin._take_kept: a change still
     there at an answer fails the test; a plain run's tests would see it): one cheap read each,
-    bound here at load (a test's patch of one of these functions is not our reading)."""
-    getswitch, getprofile, gettrace, faulthandler_on = (sys.getswitchinterval, sys.getprofile, sys.gettrace,
-                                                        __import__("faulthandler").is_enabled)
-    environ0 = os.environ
+    bound here at load (a test's patch of one of these functions is not our reading). What the
+    verdict's plain run sees anyway and honest code changes for good (faulthandler, asyncio's
+    policy: uvloop's install) is left out."""
+    getswitch, getprofile, gettrace = sys.getswitchinterval, sys.getprofile, sys.gettrace
+    environ0, environ_type0 = os.environ, type(os.environ)
 
     def hooks():
         threading_ = sys.modules.get("threading")
         return (getprofile() is not None, gettrace() is not None,
                 getattr(threading_, "_profile_hook", None) is not None, getattr(threading_, "_trace_hook", None) is not None)
 
-    def loop_policy():
-        events = sys.modules.get("asyncio.events")
-        policy = getattr(events, "_event_loop_policy", None)
-        return policy is None or type(policy).__module__ in ("asyncio.unix_events", "asyncio.windows_events")
-
-    readers = {"switch interval": getswitch, "profile or trace hook": hooks, "faulthandler": faulthandler_on,
-               "os.environ (rebound)": lambda: os.environ is environ0, "asyncio's event loop policy": loop_policy}
+    readers = {"switch interval": getswitch, "profile or trace hook": hooks,
+               "os.environ (rebound)": lambda: os.environ is environ0 and type(environ0) is environ_type0}
     readers.update(_posix_readers())
     if _resource is not None:
         getrlimit = _resource.getrlimit
-        limits = [getattr(_resource, n) for n in sorted(dir(_resource)) if n.startswith("RLIMIT_") and n != "RLIMIT_NOFILE"]
+        limits = [getattr(_resource, n) for n in sorted(dir(_resource))
+                  if n.startswith("RLIMIT_") and n not in ("RLIMIT_NOFILE", "RLIMIT_OFILE")]  # ("files": its own part)
         readers["resource limits"] = lambda: [getrlimit(limit) for limit in limits]
     return readers
+
+
+# Parts each thread has its own of: compared with what the answering thread had when its question came
+# (a pool thread of the model's that blocks signals for itself is not a change of the call's).
+_PER_THREAD = ("signal mask", "priority (nice)", "profile or trace hook")
 
 
 _KEPT_READERS: dict = {}  # (made at the worker's start: main)
 
 
-def kept_state() -> dict:
-    return {name: read() for name, read in _KEPT_READERS.items()}
+def kept_state(parts=None) -> dict:
+    return {name: read() for name, read in _KEPT_READERS.items() if parts is None or name in parts}
 
 
 def process_state(workspace: str, own_path: "list | None" = None, own_handlers: tuple = (), answer: bool = True,
@@ -419,10 +424,13 @@ def main():
     base_kept = kept_state()
 
     def state(answer=True):
-        return process_state(workspace, base_path + path_added, base_handlers, answer, base_kept)
+        at_question = getattr(this_thread, "kept", None)
+        return process_state(workspace, base_path + path_added, base_handlers, answer,
+                             {**base_kept, **at_question} if at_question else base_kept)
 
+    this_thread = threading.local()  # (the decimal context the judge last gave this thread, how many of its questions
+    #                                    it serves, its own kept parts when its question came)
     known = state()  # the state as the judge knows it (it sent it, or we told it)
-    this_thread = threading.local()  # (the decimal context the judge last gave this thread, how many of its questions it serves)
     import random
     known_random, diverged = [random._inst.getstate()], [False]  # (the module's one generator, as the judge has it)
 
@@ -456,6 +464,7 @@ def main():
         is then is what the judge knows."""
         if "q" in msg:  # (this thread serves the judge's question until it answers: the test's thread, there)
             this_thread.serving = getattr(this_thread, "serving", 0) + 1
+            this_thread.kept = kept_state(_PER_THREAD)
         if "s" not in msg and hasattr(this_thread, "settings"):
             return  # (nothing changed on the test's side since this thread last looked)
         state_sent = msg.get("s") if isinstance(msg.get("s"), dict) else {}
