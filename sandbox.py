@@ -449,11 +449,11 @@ class Sandbox:
         copy_files(source, workdir)
         for rel, content in trusted.items():
             put_file(workdir, rel, content)
-        if trusted_setup_only:
-            for rel in setup_files(workdir):
-                if rel not in trusted and PurePosixPath(rel).name == "conftest.py":
-                    (workdir / rel).unlink()
         before = setup_files(workdir)
+        if trusted_setup_only:
+            for rel in [rel for rel in before if rel not in trusted and PurePosixPath(rel).name == "conftest.py"]:
+                (workdir / rel).unlink()
+                del before[rel]
         for sub in ("home", "tmp"):
             (stage / sub).mkdir()
         report, log = stage / "report.xml", scratch.with_name(scratch.name + ".log")
