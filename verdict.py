@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from judge import run_judged
-from sandbox import Sandbox, TestRun
+from sandbox import Sandbox, TestRun, is_test_file
 
 
 def counts(result: dict) -> str:
@@ -49,7 +49,7 @@ def judge(sandbox: Sandbox, workspace: Path, tests: dict[str, str], scratch: Pat
 def plain_targets(tests: dict[str, str]) -> tuple[str, ...]:
     """The test modules among a suite's files (pytest's default names), else every module but a conftest."""
     modules = sorted(rel for rel in tests if rel.endswith(".py") and Path(rel).name != "conftest.py")
-    named = tuple(rel for rel in modules if Path(rel).name.startswith("test_") or rel.endswith("_test.py"))
+    named = tuple(filter(is_test_file, modules))
     return named or tuple(modules)
 
 
